@@ -1,0 +1,99 @@
+// Main-thread side of the actor runtime. Places each aggregate id on a shard
+// (hash(id) % WORKERS), one Piscina pool of one thread per shard running a long-lived task fed
+// through a MessagePort, and correlates replies. The main thread never writes aggregate state.
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { shardOf } from '../src/domain/ids.js';
+import { fail } from '../src/errors.js';
+import type { Logger } from '../src/log.js';
+import type { Command, FromWorker, Reply, ToWorker, WorkerInit, WorkerStats } from './protocol.js';
+
+const WORKER_FILE = fileURLToPath(new URL('./worker.js', import.meta.url));
+
+interface Shard {
+  index: number;
+  pool: Piscina;
+  port: MessagePort;
+  pending: Map<number, (m: FromWorker) => void>;
+  task: Promise<unknown>;
+  alive: boolean;
+}
+
+export interface DispatcherOptions {
+  workers: number;
+  init: Omit<WorkerInit, 'shard'>;
+  /** Commands in flight per shard beyond which new ones are refused (503). */
+  inflightLimit: number;
+  log: Logger;
+}
+
+export class Dispatcher {
+  private readonly shards: Shard[] = [];
+  private rid = 0;
+  private closing = false;
+
+  constructor(private readonly opts: DispatcherOptions) {
+    for (let i = 0; i < opts.workers; i++) this.shards.push(this.startShard(i));
+  }
+
+  get size(): number { return this.shards.length; }
+
+  private startShard(index: number, pool?: Piscina): Shard {
+    pool ??= new Piscina({ filename: WORKER_FILE, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, atomics: 'disabled', concurrentTasksPerWorker: 1 });
+    const { port1, port2 } = new MessageChannel();
+    const pending = new Map<number, (m: FromWorker) => void>();
+    const shard: Shard = { index, pool, port: port1, pending, task: Promise.resolve(), alive: true };
+    port1.on('message', (m: FromWorker) => {
+      const done = pending.get(m.rid);
+      if (done) { pending.delete(m.rid); done(m); }
+    });
+    shard.task = pool.run({ port: port2, init: { ...this.opts.init, shard: index } }, { transferList: [port2] })
+      .catch((err: Error) => {
+        shard.alive = false;
+        this.opts.log.error({ err, shard: index }, 'actor worker died; failing its in-flight commands and restarting it');
+        for (const [rid, done] of pending) done({ t: 'reply', rid, reply: { ok: false, failure: fail('service_unavailable') } });
+        pending.clear();
+        port1.close();
+        if (!this.closing) this.shards[index] = this.startShard(index, pool);
+      });
+    return shard;
+  }
+
+  /** Sends a command to the actor owning `cmd.id` and resolves with its reply. */
+  send(cmd: Command): Promise<Reply> {
+    const shard = this.shards[shardOf(cmd.id, this.shards.length)];
+    if (this.closing || !shard.alive) return Promise.resolve({ ok: false, failure: { ...fail('service_unavailable'), retryAfterSeconds: 1 } });
+    if (shard.pending.size >= this.opts.inflightLimit) {
+      return Promise.resolve({ ok: false, failure: { ...fail('service_unavailable', null, 'actor mailbox full'), retryAfterSeconds: 1 } });
+    }
+    const rid = ++this.rid;
+    return new Promise((resolve) => {
+      shard.pending.set(rid, (m) => resolve((m as Extract<FromWorker, { t: 'reply' }>).reply));
+      shard.port.postMessage({ t: 'cmd', rid, cmd } satisfies ToWorker);
+    });
+  }
+
+  /** Commands waiting for a reply, per shard (the worker queue depth seen from the main thread). */
+  inflight(): number[] { return this.shards.map((s) => s.pending.size); }
+
+  alive(): boolean[] { return this.shards.map((s) => s.alive); }
+
+  async stats(timeoutMs = 500): Promise<(WorkerStats | null)[]> {
+    return Promise.all(this.shards.map((s) => new Promise<WorkerStats | null>((resolve) => {
+      if (!s.alive) return resolve(null);
+      const rid = ++this.rid;
+      const t = setTimeout(() => { s.pending.delete(rid); resolve(null); }, timeoutMs);
+      s.pending.set(rid, (m) => { clearTimeout(t); resolve((m as Extract<FromWorker, { t: 'stats' }>).stats); });
+      s.port.postMessage({ t: 'stats', rid } satisfies ToWorker);
+    })));
+  }
+
+  /** Lets every queued command finish, then stops the workers. */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const s of this.shards) if (s.alive) s.port.postMessage({ t: 'drain' } satisfies ToWorker);
+    await Promise.all(this.shards.map((s) => s.task.catch(() => {})));
+    await Promise.all(this.shards.map((s) => s.pool.destroy().catch(() => {})));
+  }
+}

@@ -1,0 +1,33 @@
+// The typed messages between the main thread and the actor workers: one union each way.
+// A failed command travels as data (ApiFailure), never as a thrown, structured-cloned error.
+import type { ApiFailure } from '../src/errors.js';
+import type { CreateContext, NewPayment, Payment, PaymentCommand } from '../src/domain/payment.js';
+
+export type Command =
+  | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext }
+  | { kind: 'payment.apply'; id: string; command: PaymentCommand };
+
+export type Reply =
+  | { ok: true; payment: Payment; replayed: boolean }
+  | { ok: false; failure: ApiFailure };
+
+export interface WorkerStats { shard: number; mailboxDepth: number; actors: number; processed: number }
+
+/** Main thread -> worker. */
+export type ToWorker =
+  | { t: 'cmd'; rid: number; cmd: Command }
+  | { t: 'stats'; rid: number }
+  | { t: 'drain' };
+
+/** Worker -> main thread. */
+export type FromWorker =
+  | { t: 'reply'; rid: number; reply: Reply }
+  | { t: 'stats'; rid: number; stats: WorkerStats };
+
+export interface WorkerInit {
+  shard: number;
+  databaseUrl: string;
+  poolSize: number;
+  mailboxLimit: number;
+  logLevel: string;
+}

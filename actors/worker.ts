@@ -1,0 +1,57 @@
+// Worker-thread entry. Piscina runs one long-lived task per shard: it receives a MessagePort,
+// serves commands for the aggregates of its shard through a keyed mailbox, and returns only
+// when told to drain (shutdown).
+import type { MessagePort } from 'node:worker_threads';
+import { createPool } from '../src/store/db.js';
+import { fail } from '../src/errors.js';
+import { KeyedMailbox } from './mailbox.js';
+import { handleApply, handleCreate, passivate, type ActorContext } from './payment-actor.js';
+import type { Command, FromWorker, Reply, ToWorker, WorkerInit } from './protocol.js';
+
+const IDLE_MS = 60_000;
+const MAX_ACTORS = 50_000;
+
+async function execute(ctx: ActorContext, cmd: Command): Promise<Reply> {
+  switch (cmd.kind) {
+    case 'payment.create': return handleCreate(ctx, cmd.input, cmd.ctx);
+    case 'payment.apply': return handleApply(ctx, cmd.id, cmd.command);
+  }
+}
+
+export default async function runShard({ port, init }: { port: MessagePort; init: WorkerInit }): Promise<string> {
+  const db = createPool(init.databaseUrl, init.poolSize);
+  const ctx: ActorContext = { db, cache: new Map(), now: Date.now };
+  const mailbox = new KeyedMailbox(init.mailboxLimit);
+  let processed = 0;
+  const send = (m: FromWorker) => port.postMessage(m);
+  const sweeper = setInterval(() => passivate(ctx, IDLE_MS, MAX_ACTORS), 10_000);
+
+  return new Promise<string>((resolve) => {
+    port.on('message', (msg: ToWorker) => {
+      if (msg.t === 'cmd') {
+        const { rid, cmd } = msg;
+        const accepted = mailbox.push(cmd.id, async () => {
+          let reply: Reply;
+          try {
+            reply = await execute(ctx, cmd);
+          } catch (err) {
+            reply = { ok: false, failure: fail('service_unavailable', null, (err as Error).message) };
+          }
+          processed++;
+          send({ t: 'reply', rid, reply });
+        });
+        if (!accepted) send({ t: 'reply', rid, reply: { ok: false, failure: { ...fail('service_unavailable', null, 'mailbox full'), retryAfterSeconds: 1 } } });
+      } else if (msg.t === 'stats') {
+        send({ t: 'stats', rid: msg.rid, stats: { shard: init.shard, mailboxDepth: mailbox.depth, actors: ctx.cache.size, processed } });
+      } else if (msg.t === 'drain') {
+        void (async () => {
+          await mailbox.idle();
+          clearInterval(sweeper);
+          await db.end().catch(() => {});
+          port.close();
+          resolve('drained');
+        })();
+      }
+    });
+  });
+}

@@ -1,0 +1,17 @@
+// Schemas shared by both APIs.
+import { Type } from '@sinclair/typebox';
+import './formats.js';
+
+export const Currency = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code; case-insensitive on input, upper case on output' });
+export const Metadata = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.String({ maxLength: 500 }), {
+  maxProperties: 20, description: 'String values only; at most 20 keys and 4 KB in total',
+});
+export const Locale = Type.Union([Type.Literal('az'), Type.Literal('ru'), Type.Literal('en')]);
+export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });
+
+export const ErrorEnvelope = Type.Object({
+  error: Type.Object({
+    type: Type.String(), code: Type.String(), message: Type.String(), param: Type.Union([Type.String(), Type.Null()]),
+  }),
+  request_id: Type.String(),
+}, { $id: 'Error' });

@@ -1,0 +1,33 @@
+// Operator (/internal) request and resource schemas.
+import { Type, type Static } from '@sinclair/typebox';
+import { Currency } from './common.js';
+
+const FeePercent = Type.Number({ minimum: 0, maximum: 100, description: 'Percent of the amount, e.g. 2.5; kept to hundredths (basis points)' });
+const FeeFixed = Type.Integer({ minimum: 0, maximum: 1_000_000_000, description: 'Minor units added to every payment fee' });
+
+export const CreateMerchantRequest = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  default_currency: Type.Optional(Currency),
+  currencies: Type.Optional(Type.Array(Currency, { minItems: 1, maxItems: 50, uniqueItems: true })),
+  fee_percent: Type.Optional(FeePercent),
+  fee_fixed: Type.Optional(FeeFixed),
+  rate_limit_per_minute: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 10_000_000 }), Type.Null()])),
+  api_enabled: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+export type CreateMerchantRequest = Static<typeof CreateMerchantRequest>;
+
+export const PatchMerchantRequest = Type.Partial(CreateMerchantRequest, { additionalProperties: false });
+export type PatchMerchantRequest = Static<typeof PatchMerchantRequest>;
+
+export const CreateApiKeyRequest = Type.Object({
+  kind: Type.Union([Type.Literal('merchant'), Type.Literal('secret'), Type.Literal('restricted'), Type.Literal('publishable')]),
+  mode: Type.Union([Type.Literal('test'), Type.Literal('live')]),
+  channel_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  permissions: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z_]+:(read|write)$' }), { maxItems: 50, uniqueItems: true })),
+  label: Type.Optional(Type.String({ maxLength: 100 })),
+}, { additionalProperties: false });
+export type CreateApiKeyRequest = Static<typeof CreateApiKeyRequest>;
+
+export const KEY_PREFIX: Record<CreateApiKeyRequest['kind'], string> = {
+  merchant: 'svc_', secret: 'sk_', restricted: 'rk_', publishable: 'pk_',
+};

@@ -1,0 +1,70 @@
+// OpenAPI 3.1 document generated from the TypeBox schemas (JSON Schema 2020-12 compatible).
+import type { TSchema } from '@sinclair/typebox';
+import { ErrorEnvelope } from './common.js';
+import { CreatePaymentRequest, ListPaymentsQuery, PaymentList, PaymentResource, Ping } from './merchant-payments.js';
+
+/** Plain JSON of a schema: drops TypeBox's symbol keys and the $id (components are named instead). */
+function plain(s: TSchema): Record<string, unknown> {
+  const { $id: _id, ...rest } = JSON.parse(JSON.stringify(s)) as Record<string, unknown>;
+  return rest;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: object) => ({ 'application/json': { schema } });
+const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { $ref: `#/components/responses/E${c}` }]));
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed JSON or header', 401: 'No, invalid or revoked API key', 403: 'API disabled for the merchant',
+  404: 'No such object', 409: 'Idempotency conflict or key in use', 413: 'Body over the size limit',
+  422: 'A field value is not acceptable', 429: 'Rate limit exceeded (see Retry-After)', 503: 'Temporarily unavailable',
+};
+
+export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
+  const queryParams = Object.entries((ListPaymentsQuery as unknown as { properties: Record<string, TSchema> }).properties)
+    .map(([name, schema]) => ({ name, in: 'query', required: false, schema: plain(schema) }));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Payments engine: merchant API', version: '2026-09-22',
+      description: 'Date-versioned merchant API. Amounts are integers in minor units. Errors use one envelope with a stable code.',
+    },
+    servers: [{ url: `${publicBaseUrl}/api/v2` }],
+    security: [{ bearer: [] }],
+    paths: {
+      '/payments': {
+        post: {
+          operationId: 'createPayment', summary: 'Create a payment',
+          parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }],
+          requestBody: { required: true, content: json(ref('CreatePaymentRequest')) },
+          responses: { 201: { description: 'Created', content: json(ref('Payment')) }, ...errors(400, 401, 403, 409, 413, 422, 429, 503) },
+        },
+        get: {
+          operationId: 'listPayments', summary: 'List payments, newest first', parameters: queryParams,
+          responses: { 200: { description: 'A page', content: json(ref('PaymentList')) }, ...errors(401, 403, 422, 429) },
+        },
+      },
+      '/payments/{id}': {
+        get: {
+          operationId: 'getPayment', summary: 'Retrieve a payment by id or by order_id (latest)',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'The payment', content: json(ref('Payment')) }, ...errors(401, 403, 404, 429) },
+        },
+      },
+      '/ping': {
+        get: {
+          operationId: 'ping', summary: 'Check connectivity and the key',
+          responses: { 200: { description: 'Pong', content: json(ref('Ping')) }, ...errors(401, 403, 429) },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… key' } },
+      schemas: {
+        CreatePaymentRequest: plain(CreatePaymentRequest), Payment: plain(PaymentResource),
+        PaymentList: { ...plain(PaymentList), properties: { ...(plain(PaymentList).properties as object), data: { type: 'array', items: ref('Payment') } } },
+        Ping: plain(Ping), Error: plain(ErrorEnvelope),
+      },
+      responses: Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([c, d]) => [`E${c}`, { description: d, content: json(ref('Error')) }])),
+    },
+  };
+}

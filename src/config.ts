@@ -1,0 +1,68 @@
+// Runtime configuration, read once from the environment. Every knob the operator has is here.
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  kvPrefix: string;
+  dataDir: string;
+  workers: number;
+  adminToken: string | null;
+  bodyLimitBytes: number;
+  paymentWindowSeconds: number;
+  expiryPollMs: number;
+  rateLimitPerMinute: number;
+  authCacheMs: number;
+  mailboxLimit: number;
+  dbPoolSize: number;
+  logLevel: string;
+  metricsPublic: boolean;
+  demoMerchant: boolean;
+  cardFingerprintKey: string;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  return raw === '1' || raw.toLowerCase() === 'true' || raw.toLowerCase() === 'yes';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int(env, 'PORT', 3000);
+  const host = env.HOST || '0.0.0.0';
+  const databaseUrl = env.DATABASE_URL || null;
+  return {
+    port,
+    host,
+    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    databaseUrl,
+    redisUrl: env.REDIS_URL || null,
+    kvPrefix: env.KV_PREFIX ?? 'pe:',
+    dataDir: path.resolve(env.DATA_DIR || 'data'),
+    workers: int(env, 'WORKERS', Math.max(1, os.availableParallelism?.() ?? os.cpus().length), 1),
+    adminToken: env.ADMIN_TOKEN || null,
+    bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1),
+    paymentWindowSeconds: int(env, 'PAYMENT_WINDOW_SECONDS', 1800, 1),
+    expiryPollMs: int(env, 'EXPIRY_POLL_MS', 1000, 10),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1),
+    authCacheMs: int(env, 'AUTH_CACHE_MS', 5000, 0),
+    mailboxLimit: int(env, 'MAILBOX_LIMIT', 10000, 1),
+    dbPoolSize: int(env, 'DB_POOL_SIZE', 16, 1),
+    logLevel: env.LOG_LEVEL || 'info',
+    metricsPublic: flag(env, 'METRICS_PUBLIC', false),
+    demoMerchant: flag(env, 'DEMO_MERCHANT', !databaseUrl),
+    cardFingerprintKey: env.CARD_FINGERPRINT_KEY || 'dev-only-fingerprint-key',
+  };
+}

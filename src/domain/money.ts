@@ -1,0 +1,20 @@
+// Money rules: integers in minor units, never floats.
+
+export const MAX_AMOUNT = 9_999_999_999;
+
+export const isValidAmount = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 && v <= MAX_AMOUNT;
+
+export const CURRENCY_RE = /^[A-Z]{3}$/;
+
+/** Minor-unit exponent per currency; ISO 4217 codes not listed use 2. */
+const EXPONENT: Record<string, number> = { JPY: 0, KRW: 0, VND: 0, CLP: 0, ISK: 0, BHD: 3, KWD: 3, JOD: 3, OMR: 3, TND: 3 };
+export const currencyExponent = (currency: string): number => EXPONENT[currency] ?? 2;
+
+export interface FeeSettings { feeBps: number; feeFixed: number }
+
+/** Service fee: percentage (basis points, rounded half up) plus a fixed part, never above the amount. */
+export function computeFee(amount: number, s: FeeSettings): number {
+  const percent = Math.floor((amount * s.feeBps + 5000) / 10000);
+  return Math.min(amount, percent + s.feeFixed);
+}

@@ -1,0 +1,144 @@
+// The payment aggregate: its domain shape and the pure state machine that moves it.
+//   (none) --create--> pending --succeed--> succeeded --refund--> partially_refunded --refund--> refunded
+//                       |  \--fail--> failed                  \---------refund (all)---------> refunded
+//                       \--expire--> expired
+import { computeFee, type FeeSettings } from './money.js';
+
+export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'expired', 'refunded', 'partially_refunded', 'review'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+export const FINAL_STATUSES: ReadonlySet<PaymentStatus> = new Set(['succeeded', 'failed', 'expired', 'refunded', 'partially_refunded']);
+
+export const FAILURE_CODES = ['authentication_failed', 'insufficient_funds', 'card_expired', 'limit_exceeded', 'card_declined', 'expired'] as const;
+export type FailureCode = (typeof FAILURE_CODES)[number];
+
+export const FAILURE_MESSAGES: Record<FailureCode, string> = {
+  authentication_failed: 'The customer did not pass 3-D Secure authentication.',
+  insufficient_funds: 'The card has insufficient funds.',
+  card_expired: 'The card has expired.',
+  limit_exceeded: 'The card limit was exceeded.',
+  card_declined: 'The card was declined.',
+  expired: 'The payment window ended before the customer paid.',
+};
+
+export type PaymentMethod = 'card' | 'sbp';
+export type Locale = 'az' | 'ru' | 'en';
+export type PaymentSource = 'api' | 'link' | 'form' | 'insales';
+
+export interface Customer {
+  email?: string; name?: string; phone?: string; ip?: string;
+  country?: string; city?: string; address?: string; zip?: string;
+}
+
+export interface CardSummary { brand: string; last4: string; country: string | null; expMonth: number; expYear: number; fingerprint: string }
+
+export interface Payment {
+  id: string;
+  merchantId: string;
+  livemode: boolean;
+  status: PaymentStatus;
+  amount: number;
+  currency: string;
+  amountRefunded: number;
+  fee: number;
+  net: number;
+  charged: { amount: number; currency: string } | null;
+  orderId: string | null;
+  description: string | null;
+  metadata: Record<string, string>;
+  /** The method the merchant asked for, or the one the customer paid with; null while open. */
+  method: PaymentMethod | null;
+  customer: Customer;
+  card: CardSummary | null;
+  failure: { code: FailureCode; message: string } | null;
+  returnUrl: string | null;
+  locale: Locale | null;
+  source: PaymentSource;
+  createdAt: number;
+  paidAt: number | null;
+  expiresAt: number;
+  updatedAt: number;
+  version: number;
+  requestId: string;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+}
+
+/** A validated create request, in domain terms. */
+export interface NewPayment {
+  amount: number;
+  currency: string;
+  orderId: string | null;
+  description: string | null;
+  metadata: Record<string, string>;
+  method: PaymentMethod | null;
+  customer: Customer;
+  returnUrl: string | null;
+  locale: Locale | null;
+  source: PaymentSource;
+}
+
+export interface CreateContext {
+  id: string;
+  merchantId: string;
+  livemode: boolean;
+  fees: FeeSettings;
+  windowSeconds: number;
+  requestId: string;
+  idempotencyKey: string | null;
+  requestHash: string | null;
+}
+
+export function createPayment(input: NewPayment, ctx: CreateContext, now: number): Payment {
+  const fee = computeFee(input.amount, ctx.fees);
+  return {
+    id: ctx.id, merchantId: ctx.merchantId, livemode: ctx.livemode, status: 'pending',
+    amount: input.amount, currency: input.currency, amountRefunded: 0, fee, net: input.amount - fee,
+    charged: null, orderId: input.orderId, description: input.description, metadata: input.metadata,
+    method: input.method, customer: input.customer, card: null, failure: null,
+    returnUrl: input.returnUrl, locale: input.locale, source: input.source,
+    createdAt: now, paidAt: null, expiresAt: now + ctx.windowSeconds * 1000, updatedAt: now, version: 1,
+    requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey, requestHash: ctx.requestHash,
+  };
+}
+
+export type PaymentCommand =
+  | { type: 'succeed'; method: PaymentMethod; card: CardSummary | null }
+  | { type: 'fail'; method: PaymentMethod | null; code: FailureCode; card: CardSummary | null }
+  | { type: 'expire' }
+  | { type: 'refund'; amount: number };
+
+export type PaymentEventType = 'payment.succeeded' | 'payment.failed' | 'payment.expired' | 'refund.succeeded';
+
+export interface TransitionOk { ok: true; state: Payment; events: PaymentEventType[] }
+export interface TransitionError { ok: false; code: 'payment_not_payable' | 'refund_amount_invalid' }
+export type TransitionResult = TransitionOk | TransitionError;
+
+const moved = (p: Payment, patch: Partial<Payment>, now: number, events: PaymentEventType[]): TransitionOk =>
+  ({ ok: true, state: { ...p, ...patch, updatedAt: now, version: p.version + 1 }, events });
+
+export function transition(p: Payment, cmd: PaymentCommand, now: number): TransitionResult {
+  switch (cmd.type) {
+    case 'succeed':
+      if (p.status !== 'pending') return { ok: false, code: 'payment_not_payable' };
+      return moved(p, { status: 'succeeded', method: cmd.method, card: cmd.card, paidAt: now, failure: null }, now, ['payment.succeeded']);
+    case 'fail':
+      if (p.status !== 'pending') return { ok: false, code: 'payment_not_payable' };
+      return moved(p, {
+        status: 'failed', method: cmd.method ?? p.method, card: cmd.card ?? p.card,
+        failure: { code: cmd.code, message: FAILURE_MESSAGES[cmd.code] },
+      }, now, ['payment.failed']);
+    case 'expire':
+      if (p.status !== 'pending') return { ok: false, code: 'payment_not_payable' };
+      return moved(p, { status: 'expired', failure: { code: 'expired', message: FAILURE_MESSAGES.expired } }, now, ['payment.expired']);
+    case 'refund': {
+      if (p.status !== 'succeeded' && p.status !== 'partially_refunded') return { ok: false, code: 'payment_not_payable' };
+      const remaining = p.amount - p.amountRefunded;
+      if (!Number.isSafeInteger(cmd.amount) || cmd.amount < 1 || cmd.amount > remaining) return { ok: false, code: 'refund_amount_invalid' };
+      const refunded = p.amountRefunded + cmd.amount;
+      return moved(p, { amountRefunded: refunded, status: refunded === p.amount ? 'refunded' : 'partially_refunded' }, now, ['refund.succeeded']);
+    }
+  }
+}
+
+/** Whether a pending payment's window has ended at `now`. */
+export const isDue = (p: Payment, now: number): boolean => p.status === 'pending' && p.expiresAt <= now;

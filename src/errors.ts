@@ -1,0 +1,223 @@
+// The one error catalogue. Every stable code the engine answers with, its HTTP status, the merchant
+// API's error type, whether a retry may succeed, and its message in en, ru and az.
+// A code, once shipped, is never reused for another meaning; retire it instead (retired: true).
+
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'rate_limit_error'
+  | 'api_error';
+
+export type Lang = 'en' | 'ru' | 'az';
+
+export interface ErrorDef {
+  status: number;
+  type: ErrorType;
+  retryable: boolean;
+  en: string;
+  ru: string;
+  az: string;
+}
+
+const def = (status: number, type: ErrorType, retryable: boolean, en: string, ru: string, az: string): ErrorDef =>
+  ({ status, type, retryable, en, ru, az });
+
+const IR = 'invalid_request_error';
+
+export const ERRORS = {
+  json_invalid: def(400, IR, false,
+    'The request body is not valid JSON.',
+    'Тело запроса не является корректным JSON.',
+    'Sorğunun gövdəsi düzgün JSON deyil.'),
+  body_invalid: def(400, IR, false,
+    'The request body must be a JSON object.',
+    'Тело запроса должно быть JSON-объектом.',
+    'Sorğunun gövdəsi JSON obyekti olmalıdır.'),
+  body_too_large: def(413, IR, false,
+    'The request body is larger than the allowed limit.',
+    'Тело запроса превышает допустимый размер.',
+    'Sorğunun gövdəsi icazə verilən həddən böyükdür.'),
+  parameter_unknown: def(422, IR, false,
+    'The request contains a parameter that is not recognised.',
+    'Запрос содержит неизвестный параметр.',
+    'Sorğuda tanınmayan parametr var.'),
+  parameter_invalid: def(422, IR, false,
+    'A parameter has a value that is not acceptable.',
+    'Значение параметра недопустимо.',
+    'Parametrin dəyəri qəbul edilmir.'),
+  parameter_missing: def(422, IR, false,
+    'A required parameter is missing.',
+    'Отсутствует обязательный параметр.',
+    'Tələb olunan parametr yoxdur.'),
+  amount_invalid: def(422, IR, false,
+    'The amount must be a positive integer in minor units, at most 9999999999.',
+    'Сумма должна быть положительным целым числом в минимальных единицах валюты, не более 9999999999.',
+    'Məbləğ valyutanın kiçik vahidlərində müsbət tam ədəd olmalıdır, ən çox 9999999999.'),
+  currency_invalid: def(422, IR, false,
+    'The currency must be a three-letter ISO 4217 code.',
+    'Валюта должна быть трёхбуквенным кодом ISO 4217.',
+    'Valyuta üç hərfli ISO 4217 kodu olmalıdır.'),
+  currency_not_enabled: def(422, IR, false,
+    'This currency is not enabled for your account.',
+    'Эта валюта не подключена для вашего аккаунта.',
+    'Bu valyuta hesabınız üçün aktiv deyil.'),
+  description_invalid: def(422, IR, false,
+    'The description must be a string of at most 200 characters.',
+    'Описание должно быть строкой не длиннее 200 символов.',
+    'Təsvir ən çox 200 simvoldan ibarət sətir olmalıdır.'),
+  order_id_invalid: def(422, IR, false,
+    'The order_id must be a non-empty string of at most 128 characters.',
+    'order_id должен быть непустой строкой не длиннее 128 символов.',
+    'order_id ən çox 128 simvoldan ibarət boş olmayan sətir olmalıdır.'),
+  metadata_invalid: def(422, IR, false,
+    'Metadata must map at most 20 keys to string values, 4 KB in total.',
+    'Metadata должна содержать не более 20 ключей со строковыми значениями, всего до 4 КБ.',
+    'Metadata ən çox 20 açar və sətir dəyərlərdən ibarət olmalıdır, cəmi 4 KB-a qədər.'),
+  locale_invalid: def(422, IR, false,
+    'The locale must be one of az, ru, en.',
+    'Язык должен быть одним из: az, ru, en.',
+    'Dil az, ru, en-dən biri olmalıdır.'),
+  method_invalid: def(422, IR, false,
+    'The method must be card or sbp.',
+    'Способ оплаты должен быть card или sbp.',
+    'Ödəniş üsulu card və ya sbp olmalıdır.'),
+  method_not_available: def(422, IR, false,
+    'This payment method is not available for this payment; sbp works only with RUB.',
+    'Этот способ оплаты недоступен для данного платежа; sbp работает только с RUB.',
+    'Bu ödəniş üsulu bu ödəniş üçün mövcud deyil; sbp yalnız RUB ilə işləyir.'),
+  return_url_invalid: def(422, IR, false,
+    'The return_url must be a public https URL.',
+    'return_url должен быть публичным https-адресом.',
+    'return_url ictimai https ünvanı olmalıdır.'),
+  customer_invalid: def(422, IR, false,
+    'A customer field has a value that is not acceptable.',
+    'Поле покупателя содержит недопустимое значение.',
+    'Müştəri sahəsinin dəyəri qəbul edilmir.'),
+  limit_invalid: def(422, IR, false,
+    'The limit must be an integer from 1 to 100.',
+    'Параметр limit должен быть целым числом от 1 до 100.',
+    'limit 1-dən 100-ə qədər tam ədəd olmalıdır.'),
+  cursor_invalid: def(422, IR, false,
+    'The starting_after cursor does not name a payment of this account.',
+    'Курсор starting_after не указывает на платёж этого аккаунта.',
+    'starting_after kursoru bu hesabın ödənişini göstərmir.'),
+  date_invalid: def(422, IR, false,
+    'Dates must look like YYYY-MM-DD or YYYY-MM-DD HH:MM (UTC).',
+    'Даты должны быть в формате YYYY-MM-DD или YYYY-MM-DD HH:MM (UTC).',
+    'Tarixlər YYYY-MM-DD və ya YYYY-MM-DD HH:MM (UTC) formatında olmalıdır.'),
+  status_invalid: def(422, IR, false,
+    'The status filter must be one of the payment statuses.',
+    'Фильтр status должен быть одним из статусов платежа.',
+    'status filtri ödəniş statuslarından biri olmalıdır.'),
+  idempotency_key_invalid: def(400, IR, false,
+    'The Idempotency-Key header must be 1 to 255 printable characters.',
+    'Заголовок Idempotency-Key должен содержать от 1 до 255 печатных символов.',
+    'Idempotency-Key başlığı 1-dən 255-ə qədər çap olunan simvol olmalıdır.'),
+  idempotency_conflict: def(409, IR, false,
+    'This Idempotency-Key was already used with a different request body.',
+    'Этот Idempotency-Key уже использован с другим телом запроса.',
+    'Bu Idempotency-Key artıq başqa sorğu gövdəsi ilə istifadə olunub.'),
+  idempotency_key_in_use: def(409, IR, true,
+    'A request with this Idempotency-Key is still being processed; retry shortly.',
+    'Запрос с этим Idempotency-Key ещё обрабатывается; повторите чуть позже.',
+    'Bu Idempotency-Key ilə sorğu hələ emal olunur; bir az sonra təkrarlayın.'),
+  authentication_required: def(401, 'authentication_error', false,
+    'No API key provided. Send it as Authorization: Bearer <key>.',
+    'API-ключ не передан. Отправьте его в заголовке Authorization: Bearer <key>.',
+    'API açarı göndərilməyib. Onu Authorization: Bearer <key> başlığında göndərin.'),
+  api_key_invalid: def(401, 'authentication_error', false,
+    'The API key is invalid or has been revoked.',
+    'API-ключ недействителен или отозван.',
+    'API açarı etibarsızdır və ya ləğv edilib.'),
+  api_disabled: def(403, 'authentication_error', false,
+    'API access is disabled for this merchant.',
+    'Доступ к API отключён для этого мерчанта.',
+    'Bu tacir üçün API girişi söndürülüb.'),
+  permission_denied: def(403, 'authentication_error', false,
+    'This key is not allowed to perform this request.',
+    'Этому ключу запрещено выполнять этот запрос.',
+    'Bu açarın bu sorğunu yerinə yetirməyə icazəsi yoxdur.'),
+  admin_unauthorized: def(401, 'authentication_error', false,
+    'The operator token is missing or wrong.',
+    'Токен оператора отсутствует или неверен.',
+    'Operator tokeni yoxdur və ya səhvdir.'),
+  route_not_found: def(404, IR, false,
+    'No such endpoint.',
+    'Такого адреса API нет.',
+    'Belə API ünvanı yoxdur.'),
+  method_not_allowed: def(405, IR, false,
+    'This endpoint does not accept this HTTP method.',
+    'Этот адрес не принимает данный HTTP-метод.',
+    'Bu ünvan bu HTTP metodunu qəbul etmir.'),
+  payment_not_found: def(404, IR, false,
+    'No such payment.',
+    'Платёж не найден.',
+    'Belə ödəniş tapılmadı.'),
+  merchant_not_found: def(404, IR, false,
+    'No such merchant.',
+    'Мерчант не найден.',
+    'Belə tacir tapılmadı.'),
+  api_key_not_found: def(404, IR, false,
+    'No such API key.',
+    'API-ключ не найден.',
+    'Belə API açarı tapılmadı.'),
+  payment_not_payable: def(409, IR, false,
+    'The payment is not in a state that allows this operation.',
+    'Платёж находится в состоянии, которое не допускает эту операцию.',
+    'Ödəniş bu əməliyyata icazə verən vəziyyətdə deyil.'),
+  refund_amount_invalid: def(422, IR, false,
+    'The refund amount exceeds what is left to refund.',
+    'Сумма возврата превышает остаток, доступный для возврата.',
+    'Geri qaytarma məbləği qaytarıla bilən qalıqdan çoxdur.'),
+  refund_failed: def(502, 'api_error', false,
+    'The bank rejected the refund.',
+    'Банк отклонил возврат.',
+    'Bank geri qaytarmanı rədd etdi.'),
+  rate_limited: def(429, 'rate_limit_error', true,
+    'Too many requests; slow down and retry after the time in Retry-After.',
+    'Слишком много запросов; повторите после времени из Retry-After.',
+    'Həddən çox sorğu; Retry-After-də göstərilən vaxtdan sonra təkrarlayın.'),
+  service_unavailable: def(503, 'api_error', true,
+    'The service is temporarily unavailable; retry shortly.',
+    'Сервис временно недоступен; повторите чуть позже.',
+    'Xidmət müvəqqəti olaraq əlçatan deyil; bir az sonra təkrarlayın.'),
+  internal_error: def(500, 'api_error', true,
+    'Something went wrong on our side; the request can be retried.',
+    'На нашей стороне произошла ошибка; запрос можно повторить.',
+    'Bizim tərəfdə xəta baş verdi; sorğunu təkrarlamaq olar.'),
+} as const satisfies Record<string, ErrorDef>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** A failure that travels as data: between threads, through the domain and out to the envelope. */
+export interface ApiFailure {
+  code: ErrorCode;
+  param?: string | null;
+  /** Optional extra detail appended to the localised message (never user-supplied secrets). */
+  detail?: string;
+  retryAfterSeconds?: number;
+}
+
+export const fail = (code: ErrorCode, param?: string | null, detail?: string): ApiFailure =>
+  ({ code, param: param ?? null, ...(detail ? { detail } : {}) });
+
+export function isFailure(x: unknown): x is ApiFailure {
+  return typeof x === 'object' && x !== null && typeof (x as ApiFailure).code === 'string' &&
+    (x as ApiFailure).code in ERRORS && !('id' in x);
+}
+
+export function pickLang(acceptLanguage: string | undefined | null): Lang {
+  if (!acceptLanguage) return 'en';
+  // First supported tag by q-value order (ties keep header order).
+  const tags = acceptLanguage.split(',').map((part, i) => {
+    const [tag, ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    return { tag: tag.split('-')[0], q: q ? Number(q.slice(2)) || 0 : 1, i };
+  }).filter((t) => t.q > 0).sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const t of tags) if (t.tag === 'en' || t.tag === 'ru' || t.tag === 'az') return t.tag;
+  return 'en';
+}
+
+export function messageFor(code: ErrorCode, lang: Lang): string {
+  return ERRORS[code][lang];
+}

@@ -1,0 +1,70 @@
+// API key authentication with a short-lived in-memory cache in front of Postgres. Revocation and
+// merchant changes made through this process drop cache entries at once; changes made by another
+// process are seen within AUTH_CACHE_MS.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type pg from 'pg';
+import { fail, type ApiFailure } from '../errors.js';
+import { findActiveKey, type ApiKeyRecord, type Merchant } from '../store/merchants-repo.js';
+
+export interface Principal { key: ApiKeyRecord; merchant: Merchant; livemode: boolean }
+
+export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+/** Key prefixes per API. The merchant API takes svc_ keys; the gateway takes sk_ and rk_ (pk_ for the widget). */
+export const MERCHANT_PREFIXES = ['svc_test_', 'svc_live_'];
+
+interface Entry { value: { key: ApiKeyRecord; merchant: Merchant } | null; expires: number }
+
+export class Authenticator {
+  private readonly cache = new Map<string, Entry>();
+
+  constructor(private readonly db: pg.Pool, private readonly ttlMs: number) {}
+
+  /** Reads `Authorization: Bearer <key>` and resolves the key's merchant. */
+  async merchantApi(authorization: string | undefined): Promise<Principal | ApiFailure> {
+    const key = bearer(authorization);
+    if (!key) return fail('authentication_required');
+    if (!MERCHANT_PREFIXES.some((p) => key.startsWith(p)) || key.length > 200) return fail('api_key_invalid');
+    const found = await this.lookup(hashKey(key));
+    if (!found || found.key.kind !== 'merchant') return fail('api_key_invalid');
+    if (!found.merchant.apiEnabled) return fail('api_disabled');
+    return { ...found, livemode: found.key.mode === 'live' };
+  }
+
+  private async lookup(hash: string): Promise<Entry['value']> {
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.expires > now) return hit.value;
+    const value = await findActiveKey(this.db, hash);
+    if (this.ttlMs > 0) {
+      if (this.cache.size > 100_000) this.cache.clear();
+      this.cache.set(hash, { value, expires: now + this.ttlMs });
+    }
+    return value;
+  }
+
+  forgetKey(hash: string): void { this.cache.delete(hash); }
+
+  forgetMerchant(merchantId: string): void {
+    for (const [h, e] of this.cache) if (e.value?.merchant.id === merchantId) this.cache.delete(h);
+  }
+
+  /** New keys must not be shadowed by a cached "unknown key" answer. */
+  forgetUnknown(): void {
+    for (const [h, e] of this.cache) if (e.value === null) this.cache.delete(h);
+  }
+}
+
+export function bearer(header: string | undefined): string | null {
+  if (!header) return null;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m ? m[1] : null;
+}
+
+/** Constant-time comparison of an operator token. */
+export function tokenMatches(given: string | null, expected: string): boolean {
+  if (!given) return false;
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}

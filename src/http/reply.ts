@@ -1,0 +1,29 @@
+// Error answers in each API's own envelope, from the one catalogue.
+//   merchant API and internal: {error: {type, code, message, param}, request_id}
+//   gateway API:               {error: {code, message}} with the code in upper case (VALIDATION_ERROR style)
+import { ERRORS, messageFor, type ApiFailure } from '../errors.js';
+import { send, sendJson, type Ctx } from './context.js';
+
+export function renderFailure(ctx: Ctx, f: ApiFailure): { status: number; body: string } {
+  const def = ERRORS[f.code];
+  let message = messageFor(f.code, ctx.lang);
+  // Detail is for 4xx only: a 5xx never shows internals to the caller.
+  if (f.detail && def.status < 500) message = `${message} (${f.detail})`;
+  if (ctx.api === 'gateway' || ctx.api === 'web') {
+    return { status: def.status, body: JSON.stringify({ error: { code: f.code.toUpperCase(), message, ...(f.param ? { param: f.param } : {}) }, request_id: ctx.requestId }) };
+  }
+  return {
+    status: def.status,
+    body: JSON.stringify({ error: { type: def.type, code: f.code, message, param: f.param ?? null }, request_id: ctx.requestId }),
+  };
+}
+
+export function sendFailure(ctx: Ctx, f: ApiFailure, headers: [string, string][] = []): void {
+  const { status, body } = renderFailure(ctx, f);
+  const h = [...headers];
+  if (f.retryAfterSeconds !== undefined) h.push(['Retry-After', String(f.retryAfterSeconds)]);
+  // A body that was refused unread leaves the connection in an unknown state: close it.
+  send(ctx, status, body, 'application/json; charset=utf-8', h, status === 413);
+}
+
+export { sendJson };

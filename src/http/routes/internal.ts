@@ -1,0 +1,124 @@
+// Operator endpoints under /internal, authenticated by the ADMIN_TOKEN bearer.
+import { CreateApiKeyRequest, CreateMerchantRequest, KEY_PREFIX, PatchMerchantRequest } from '../../api/internal.js';
+import { compile } from '../../api/validate.js';
+import { apiKeyId, apiKeySecret, merchantId } from '../../domain/ids.js';
+import { fail } from '../../errors.js';
+import {
+  getMerchant, insertApiKey, insertMerchant, listApiKeys, revokeApiKey, updateMerchant,
+  type ApiKeyRecord, type Merchant, type MerchantPatch,
+} from '../../store/merchants-repo.js';
+import { hashKey } from '../auth.js';
+import type { Ctx } from '../context.js';
+import { sendFailure, sendJson } from '../reply.js';
+import type { Route } from '../route.js';
+import type { Services } from '../services.js';
+
+export const DEFAULT_CURRENCIES = ['AZN', 'RUB', 'USD', 'EUR'];
+
+const validateCreate = compile(CreateMerchantRequest, {});
+const validatePatch = compile(PatchMerchantRequest, {});
+const validateKey = compile(CreateApiKeyRequest, {});
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export const merchantView = (m: Merchant) => ({
+  id: m.id, object: 'merchant', name: m.name, default_currency: m.defaultCurrency, currencies: m.currencies,
+  api_enabled: m.apiEnabled, rate_limit_per_minute: m.rateLimitPerMinute, fee_percent: m.feeBps / 100, fee_fixed: m.feeFixed,
+  created_at: iso(m.createdAt), updated_at: iso(m.updatedAt),
+});
+
+export const keyView = (k: ApiKeyRecord, secret?: string) => ({
+  id: k.id, object: 'api_key', ...(secret ? { key: secret } : {}), kind: k.kind, mode: k.mode, key_hint: k.keyHint,
+  channel_id: k.channelId, permissions: k.permissions, label: k.label, created_at: iso(k.createdAt), revoked_at: iso(k.revokedAt),
+});
+
+const upper = (c?: string) => c?.toUpperCase();
+
+export async function createMerchant(s: Services, body: CreateMerchantRequest & { is_demo?: boolean }): Promise<Merchant | { code: 'parameter_invalid'; param: string }> {
+  const currencies = body.currencies?.map((c) => c.toUpperCase()) ?? DEFAULT_CURRENCIES;
+  const defaultCurrency = upper(body.default_currency) ?? (currencies.includes('AZN') ? 'AZN' : currencies[0]);
+  if (!currencies.includes(defaultCurrency)) return { code: 'parameter_invalid', param: 'default_currency' };
+  return insertMerchant(s.db, {
+    id: merchantId(), name: body.name, defaultCurrency, currencies, apiEnabled: body.api_enabled ?? true,
+    rateLimitPerMinute: body.rate_limit_per_minute ?? null, feeBps: Math.round((body.fee_percent ?? 0) * 100),
+    feeFixed: body.fee_fixed ?? 0, isDemo: body.is_demo ?? false,
+  });
+}
+
+export async function issueKey(s: Services, merchant: string, body: CreateApiKeyRequest): Promise<{ record: ApiKeyRecord; secret: string }> {
+  const prefix = `${KEY_PREFIX[body.kind]}${body.mode}_`;
+  const secret = apiKeySecret(prefix);
+  const record = await insertApiKey(s.db, {
+    id: apiKeyId(), merchantId: merchant, kind: body.kind, mode: body.mode, keyHash: hashKey(secret),
+    keyHint: `${prefix}…${secret.slice(-4)}`, channelId: body.channel_id ?? null, permissions: body.permissions ?? null,
+    label: body.label ?? null,
+  });
+  s.auth.forgetUnknown();
+  return { record, secret };
+}
+
+async function postMerchant(ctx: Ctx, s: Services, raw: unknown) {
+  const v = validateCreate(raw);
+  if (!v.ok) return sendFailure(ctx, v.failure);
+  const m = await createMerchant(s, v.value);
+  if ('code' in m) return sendFailure(ctx, fail(m.code, m.param, 'default_currency must be one of currencies'));
+  sendJson(ctx, 201, merchantView(m));
+}
+
+async function getMerchantRoute(ctx: Ctx, s: Services) {
+  const m = await getMerchant(s.db, ctx.params[0]);
+  if (!m) return sendFailure(ctx, fail('merchant_not_found', 'id'));
+  sendJson(ctx, 200, merchantView(m));
+}
+
+async function patchMerchant(ctx: Ctx, s: Services, raw: unknown) {
+  const v = validatePatch(raw);
+  if (!v.ok) return sendFailure(ctx, v.failure);
+  const current = await getMerchant(s.db, ctx.params[0]);
+  if (!current) return sendFailure(ctx, fail('merchant_not_found', 'id'));
+  const b = v.value;
+  const patch: MerchantPatch = {
+    name: b.name, apiEnabled: b.api_enabled, feeFixed: b.fee_fixed,
+    feeBps: b.fee_percent === undefined ? undefined : Math.round(b.fee_percent * 100),
+    rateLimitPerMinute: b.rate_limit_per_minute, currencies: b.currencies?.map((c) => c.toUpperCase()),
+    defaultCurrency: upper(b.default_currency),
+  };
+  const currencies = patch.currencies ?? current.currencies;
+  if (!currencies.includes(patch.defaultCurrency ?? current.defaultCurrency)) {
+    return sendFailure(ctx, fail('parameter_invalid', 'default_currency', 'default_currency must be one of currencies'));
+  }
+  const m = await updateMerchant(s.db, ctx.params[0], patch);
+  if (!m) return sendFailure(ctx, fail('merchant_not_found', 'id'));
+  s.auth.forgetMerchant(m.id);
+  sendJson(ctx, 200, merchantView(m));
+}
+
+async function postKey(ctx: Ctx, s: Services, raw: unknown) {
+  const v = validateKey(raw);
+  if (!v.ok) return sendFailure(ctx, v.failure);
+  if (!(await getMerchant(s.db, ctx.params[0]))) return sendFailure(ctx, fail('merchant_not_found', 'id'));
+  const { record, secret } = await issueKey(s, ctx.params[0], v.value);
+  sendJson(ctx, 201, keyView(record, secret));
+}
+
+async function listKeys(ctx: Ctx, s: Services) {
+  if (!(await getMerchant(s.db, ctx.params[0]))) return sendFailure(ctx, fail('merchant_not_found', 'id'));
+  const keys = await listApiKeys(s.db, ctx.params[0]);
+  sendJson(ctx, 200, { object: 'list', data: keys.map((k) => keyView(k)), request_id: ctx.requestId });
+}
+
+async function deleteKey(ctx: Ctx, s: Services) {
+  const hash = await revokeApiKey(s.db, ctx.params[0], ctx.params[1]);
+  if (!hash) return sendFailure(ctx, fail('api_key_not_found', 'key_id'));
+  s.auth.forgetKey(hash);
+  sendJson(ctx, 200, { id: ctx.params[1], object: 'api_key', revoked: true, request_id: ctx.requestId });
+}
+
+export const internalRoutes: Route[] = [
+  { method: 'POST', path: '/internal/merchants', api: 'internal', auth: 'admin', body: true, handler: postMerchant },
+  { method: 'GET', path: '/internal/merchants/:id', api: 'internal', auth: 'admin', handler: getMerchantRoute },
+  { method: 'PATCH', path: '/internal/merchants/:id', api: 'internal', auth: 'admin', body: true, handler: patchMerchant },
+  { method: 'POST', path: '/internal/merchants/:id/api-keys', api: 'internal', auth: 'admin', body: true, handler: postKey },
+  { method: 'GET', path: '/internal/merchants/:id/api-keys', api: 'internal', auth: 'admin', handler: listKeys },
+  { method: 'DELETE', path: '/internal/merchants/:id/api-keys/:keyId', api: 'internal', auth: 'admin', handler: deleteKey },
+];

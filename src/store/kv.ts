@@ -1,0 +1,16 @@
+// The key-value port: idempotency records, rate-limit counters and caches. Redis in production,
+// an in-process map for the single-process default. Callers treat every failure as "Redis is
+// down" and fall back to Postgres or fail open; nothing durable lives here.
+
+export interface KeyValue {
+  readonly kind: 'redis' | 'memory';
+  /** Increments a fixed-window counter; the window starts with the first hit. */
+  rateHit(key: string, windowMs: number): Promise<{ count: number; ttlMs: number }>;
+  /** Stores value only if the key is absent; returns null when stored, else the value already there. */
+  setIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  get(key: string): Promise<string | null>;
+  del(key: string): Promise<void>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,45 @@
+// Storage row of a payment and its mapping to and from the domain object.
+import type { Payment } from '../domain/payment.js';
+
+export interface PaymentRow {
+  id: string; merchant_id: string; livemode: boolean; status: string; amount: number; currency: string;
+  amount_refunded: number; fee: number; net: number; charged: Payment['charged']; order_id: string | null;
+  description: string | null; metadata: Record<string, string>; method: string | null; customer: Payment['customer'];
+  card: Payment['card']; failure: Payment['failure']; return_url: string | null; locale: string | null; source: string;
+  created_at: Date | string; paid_at: Date | string | null; expires_at: Date | string; updated_at: Date | string;
+  version: number; request_id: string; idempotency_key: string | null; request_hash: string | null;
+}
+
+const ms = (v: Date | string): number => (v instanceof Date ? v.getTime() : Date.parse(v));
+
+export function rowToPayment(r: PaymentRow): Payment {
+  return {
+    id: r.id, merchantId: r.merchant_id, livemode: r.livemode, status: r.status as Payment['status'],
+    amount: Number(r.amount), currency: r.currency, amountRefunded: Number(r.amount_refunded),
+    fee: Number(r.fee), net: Number(r.net), charged: r.charged, orderId: r.order_id, description: r.description,
+    metadata: r.metadata ?? {}, method: r.method as Payment['method'], customer: r.customer ?? {}, card: r.card,
+    failure: r.failure, returnUrl: r.return_url, locale: r.locale as Payment['locale'], source: r.source as Payment['source'],
+    createdAt: ms(r.created_at), paidAt: r.paid_at === null ? null : ms(r.paid_at), expiresAt: ms(r.expires_at),
+    updatedAt: ms(r.updated_at), version: r.version, requestId: r.request_id,
+    idempotencyKey: r.idempotency_key, requestHash: r.request_hash,
+  };
+}
+
+/** Column list and parameter values for inserting a new payment, in the same order. */
+export const INSERT_COLUMNS = [
+  'id', 'merchant_id', 'livemode', 'status', 'amount', 'currency', 'amount_refunded', 'fee', 'net', 'charged',
+  'order_id', 'description', 'metadata', 'method', 'customer', 'card', 'failure', 'return_url', 'locale', 'source',
+  'created_at', 'paid_at', 'expires_at', 'updated_at', 'version', 'request_id', 'idempotency_key', 'request_hash',
+] as const;
+
+const iso = (v: number | null): string | null => (v === null ? null : new Date(v).toISOString());
+const json = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
+
+export function paymentToParams(p: Payment): unknown[] {
+  return [
+    p.id, p.merchantId, p.livemode, p.status, p.amount, p.currency, p.amountRefunded, p.fee, p.net, json(p.charged),
+    p.orderId, p.description, json(p.metadata), p.method, json(p.customer), json(p.card), json(p.failure), p.returnUrl,
+    p.locale, p.source, iso(p.createdAt), iso(p.paidAt), iso(p.expiresAt), iso(p.updatedAt), p.version, p.requestId,
+    p.idempotencyKey, p.requestHash,
+  ];
+}

@@ -1,0 +1,151 @@
+// SQL for payments. Each write is one round trip: the row change and its outbox event travel in
+// one statement (a data-modifying CTE), so they commit or roll back together.
+import type pg from 'pg';
+import { eventId } from '../domain/ids.js';
+import type { Payment, PaymentStatus } from '../domain/payment.js';
+import { INSERT_COLUMNS, paymentToParams, rowToPayment, type PaymentRow } from './payment-row.js';
+
+const N = INSERT_COLUMNS.length;
+const placeholders = INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
+
+// The event row copies the inserted row, so the outbox needs no second copy of the payload.
+const INSERT_SQL = `
+WITH ins AS (
+  INSERT INTO payments (${INSERT_COLUMNS.join(', ')}) VALUES (${placeholders})
+  ON CONFLICT (merchant_id, livemode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+  RETURNING *
+), ev AS (
+  INSERT INTO events (id, merchant_id, livemode, type, aggregate_id, data, created_at)
+  SELECT $${N + 1}, merchant_id, livemode, 'payment.created', id, to_jsonb(ins), created_at FROM ins
+)
+SELECT * FROM ins`;
+
+export type InsertOutcome =
+  | { kind: 'created'; payment: Payment }
+  | { kind: 'existing'; payment: Payment };
+
+export async function insertPayment(db: pg.Pool, p: Payment): Promise<InsertOutcome> {
+  const res = await db.query<PaymentRow>({ name: 'payment_insert', text: INSERT_SQL, values: [...paymentToParams(p), eventId()] });
+  if (res.rows.length === 1) return { kind: 'created', payment: rowToPayment(res.rows[0]) };
+  // The idempotency key is taken: the statement's snapshot could not see the winner, a new one can.
+  const existing = await findByIdempotencyKey(db, p.merchantId, p.livemode, p.idempotencyKey!);
+  if (!existing) throw new Error('idempotent insert conflicted but no row holds the key');
+  return { kind: 'existing', payment: existing };
+}
+
+export async function findByIdempotencyKey(db: pg.Pool, merchantId: string, livemode: boolean, key: string): Promise<Payment | null> {
+  const res = await db.query<PaymentRow>({
+    name: 'payment_by_idem',
+    text: 'SELECT * FROM payments WHERE merchant_id = $1 AND livemode = $2 AND idempotency_key = $3',
+    values: [merchantId, livemode, key],
+  });
+  return res.rows[0] ? rowToPayment(res.rows[0]) : null;
+}
+
+export async function findPayment(db: pg.Pool, id: string): Promise<Payment | null> {
+  const res = await db.query<PaymentRow>({ name: 'payment_by_id', text: 'SELECT * FROM payments WHERE id = $1', values: [id] });
+  return res.rows[0] ? rowToPayment(res.rows[0]) : null;
+}
+
+/** A payment by id, or else the latest one with that order number, within one merchant and mode. */
+export async function findPaymentForMerchant(db: pg.Pool, merchantId: string, livemode: boolean, idOrOrder: string): Promise<Payment | null> {
+  const res = await db.query<PaymentRow>({
+    name: 'payment_by_id_or_order',
+    text: `(SELECT *, 0 AS rank FROM payments WHERE id = $1 AND merchant_id = $2 AND livemode = $3)
+           UNION ALL
+           (SELECT *, 1 AS rank FROM payments WHERE order_id = $1 AND merchant_id = $2 AND livemode = $3
+            ORDER BY created_at DESC, id DESC LIMIT 1)
+           ORDER BY rank LIMIT 1`,
+    values: [idOrOrder, merchantId, livemode],
+  });
+  return res.rows[0] ? rowToPayment(res.rows[0]) : null;
+}
+
+/**
+ * Conditional update: applies only if the row still has the version the actor loaded.
+ * Writes one outbox event per domain event in the same statement. Returns false on a version conflict.
+ */
+export async function updatePayment(db: pg.Pool, next: Payment, expectedVersion: number, events: string[]): Promise<boolean> {
+  const res = await db.query({
+    name: 'payment_update',
+    text: `
+WITH upd AS (
+  UPDATE payments SET status = $3, amount_refunded = $4, method = $5, card = $6, failure = $7, paid_at = $8,
+    updated_at = $9, version = $10, charged = $11, expiry_lease = NULL
+  WHERE id = $1 AND version = $2
+  RETURNING *
+), ev AS (
+  INSERT INTO events (id, merchant_id, livemode, type, aggregate_id, data, created_at)
+  SELECT e.id, upd.merchant_id, upd.livemode, e.type, upd.id, to_jsonb(upd), upd.updated_at
+  FROM upd, unnest($12::text[], $13::text[]) AS e(id, type)
+)
+SELECT version FROM upd`,
+    values: [
+      next.id, expectedVersion, next.status, next.amountRefunded, next.method, JSON.stringify(next.card),
+      JSON.stringify(next.failure), next.paidAt === null ? null : new Date(next.paidAt).toISOString(),
+      new Date(next.updatedAt).toISOString(), next.version, JSON.stringify(next.charged),
+      events.map(() => eventId()), events,
+    ],
+  });
+  return res.rowCount === 1;
+}
+
+export interface ListQuery {
+  merchantId: string; livemode: boolean; limit: number; status?: PaymentStatus; orderId?: string;
+  from?: number; to?: number; startingAfter?: { createdAt: string; id: string };
+}
+
+/** Newest first; the cursor is the (created_at, id) of the last payment of the previous page. */
+export async function listPayments(db: pg.Pool, q: ListQuery): Promise<{ payments: Payment[]; hasMore: boolean }> {
+  const where = ['merchant_id = $1', 'livemode = $2'];
+  const values: unknown[] = [q.merchantId, q.livemode];
+  const add = (sql: string, v: unknown) => { values.push(v); where.push(sql.replace('?', `$${values.length}`)); };
+  if (q.status) add('status = ?', q.status);
+  if (q.orderId) add('order_id = ?', q.orderId);
+  if (q.from !== undefined) add('created_at >= ?', new Date(q.from).toISOString());
+  if (q.to !== undefined) add('created_at < ?', new Date(q.to).toISOString());
+  if (q.startingAfter) {
+    values.push(q.startingAfter.createdAt, q.startingAfter.id);
+    where.push(`(created_at, id) < ($${values.length - 1}::timestamptz, $${values.length})`);
+  }
+  values.push(q.limit + 1);
+  const res = await db.query<PaymentRow>(
+    `SELECT * FROM payments WHERE ${where.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT $${values.length}`, values);
+  const rows = res.rows.map(rowToPayment);
+  return { payments: rows.slice(0, q.limit), hasMore: rows.length > q.limit };
+}
+
+/** The exact created_at text of a payment, for a cursor that must not lose microseconds. */
+export async function cursorOf(db: pg.Pool, merchantId: string, livemode: boolean, id: string): Promise<{ createdAt: string; id: string } | null> {
+  const res = await db.query(
+    `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS c FROM payments WHERE id = $1 AND merchant_id = $2 AND livemode = $3`,
+    [id, merchantId, livemode]);
+  return res.rows[0] ? { createdAt: res.rows[0].c, id } : null;
+}
+
+/**
+ * Leases due pending payments for expiry so that several processes share the work without
+ * handing one payment to two of them at once. The lease only routes work; the actor's
+ * version-checked update decides.
+ */
+export async function claimDuePayments(db: pg.Pool, limit: number, leaseSeconds = 30): Promise<string[]> {
+  const res = await db.query({
+    name: 'payments_claim_due',
+    text: `UPDATE payments SET expiry_lease = now() + make_interval(secs => $2)
+           WHERE id IN (SELECT id FROM payments WHERE status = 'pending' AND expires_at <= now()
+                          AND (expiry_lease IS NULL OR expiry_lease < now())
+                        ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+           RETURNING id`,
+    values: [limit, leaseSeconds],
+  });
+  return res.rows.map((r) => r.id as string);
+}
+
+/** Idempotency keys live 24 hours: after that the same key may create a new payment. */
+export async function releaseOldIdempotencyKeys(db: pg.Pool, ttlSeconds: number): Promise<number> {
+  const res = await db.query(
+    `UPDATE payments SET idempotency_key = NULL WHERE id IN (
+       SELECT id FROM payments WHERE idempotency_key IS NOT NULL AND created_at < now() - make_interval(secs => $1)
+       LIMIT 1000 FOR UPDATE SKIP LOCKED)`, [ttlSeconds]);
+  return res.rowCount ?? 0;
+}
