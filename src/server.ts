@@ -70,6 +70,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const scheduler = startScheduler(db, dispatcher, config.expiryPollMs, log);
   const demo = config.demoMerchant ? await ensureDemoMerchant(services) : null;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${listening.port}`;
+  // PORT=0 (tests, benchmarks) picks a free port: the default public URL follows the real one.
+  if (config.publicBaseUrl.endsWith(':0')) config.publicBaseUrl = url;
   log.info({ url, workers: config.workers, kv: kv.kind, embeddedPostgres: !!embedded }, 'listening');
 
   let closing: Promise<void> | null = null;

@@ -25,10 +25,8 @@ export function compile<S extends TSchema>(schema: S, fieldCodes: Record<string,
     const first = checker.Errors(input).First();
     if (!first) return { ok: false, failure: fail('parameter_invalid') };
     const param = toParam(first.path);
-    if (first.type === ValueErrorType.ObjectAdditionalProperties) {
-      // TypeBox names the object; find the offending key ourselves so the param is exact.
-      return { ok: false, failure: fail('parameter_unknown', unknownKey(first.value, first.schema, param)) };
-    }
+    // TypeBox reports an extra property at its own path, so the param names it exactly.
+    if (first.type === ValueErrorType.ObjectAdditionalProperties) return { ok: false, failure: fail('parameter_unknown', param) };
     if (first.type === ValueErrorType.ObjectRequiredProperty) return { ok: false, failure: fail('parameter_missing', param) };
     if (first.type === ValueErrorType.Object && param === '') return { ok: false, failure: fail('body_invalid') };
     const top = param.split('.')[0];
@@ -36,8 +34,3 @@ export function compile<S extends TSchema>(schema: S, fieldCodes: Record<string,
   };
 }
 
-function unknownKey(value: unknown, schema: TSchema, base: string): string {
-  const known = new Set(Object.keys((schema as { properties?: object }).properties ?? {}));
-  const key = Object.keys((value as object) ?? {}).find((k) => !known.has(k)) ?? '';
-  return base ? `${base}.${key}` : key;
-}

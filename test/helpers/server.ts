@@ -1,0 +1,83 @@
+// Starts a real server in this process (real workers, real Postgres, real or in-process KV) for
+// one test file, and a small fetch client for it. Everything is closed in teardown.
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/log.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { PG_URL, REDIS_URL, freshDatabase, suffix } from './env.js';
+
+export const ADMIN = 'test-admin-token';
+
+export interface Reply { status: number; headers: Headers; body: any; text: string }
+
+export interface TestServer {
+  srv: RunningServer;
+  url: string;
+  /** A direct connection to the server's database, for assertions. */
+  db: pg.Pool;
+  request(method: string, path: string, opts?: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> }): Promise<Reply>;
+  admin(method: string, path: string, body?: unknown): Promise<Reply>;
+  merchant(fields?: Record<string, unknown>): Promise<{ id: string; key: string; liveKey: string }>;
+  key(merchantId: string, kind?: string, mode?: string): Promise<{ id: string; key: string }>;
+  close(): Promise<void>;
+}
+
+interface Tap { teardown(fn: () => unknown): void }
+
+export async function startTestServer(t: Tap | null, env: Record<string, string> = {}, opts: { redis?: boolean; databaseUrl?: string } = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-test-'));
+  const database = !opts.databaseUrl && PG_URL ? await freshDatabase() : null;
+  const useRedis = opts.redis ?? true;
+  const config = loadConfig({
+    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WORKERS: '2', ADMIN_TOKEN: ADMIN, DEMO_MERCHANT: '0',
+    DATA_DIR: dataDir, EXPIRY_POLL_MS: '200', KV_PREFIX: `t${suffix()}:`,
+    ...(opts.databaseUrl ?? database ? { DATABASE_URL: opts.databaseUrl ?? database!.url } : {}),
+    ...(useRedis && REDIS_URL ? { REDIS_URL } : {}),
+    ...env,
+  });
+  const srv = await startServer(config, createLogger('silent'));
+  const db = new pg.Pool({ connectionString: srv.databaseUrl, max: 4 });
+  db.on('error', () => {});
+
+  async function request(method: string, p: string, o: { key?: string | null; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.key) headers.authorization = `Bearer ${o.key}`;
+    let body: string | undefined;
+    if (o.raw !== undefined) body = o.raw;
+    else if (o.body !== undefined) { body = JSON.stringify(o.body); headers['content-type'] ??= 'application/json'; }
+    const res = await fetch(srv.url + p, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = null;
+    try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  }
+
+  const admin = (method: string, p: string, body?: unknown) => request(method, p, { key: ADMIN, body });
+
+  async function key(merchantId: string, kind = 'merchant', mode = 'test') {
+    const r = await admin('POST', `/internal/merchants/${merchantId}/api-keys`, { kind, mode });
+    if (r.status !== 201) throw new Error(`key create failed: ${r.text}`);
+    return { id: r.body.id as string, key: r.body.key as string };
+  }
+
+  async function merchant(fields: Record<string, unknown> = {}) {
+    const r = await admin('POST', '/internal/merchants', { name: 'Test merchant', rate_limit_per_minute: 100000, ...fields });
+    if (r.status !== 201) throw new Error(`merchant create failed: ${r.text}`);
+    return { id: r.body.id as string, key: (await key(r.body.id)).key, liveKey: (await key(r.body.id, 'merchant', 'live')).key };
+  }
+
+  let closed = false;
+  async function close() {
+    if (closed) return;
+    closed = true;
+    await db.end().catch(() => {});
+    await srv.close();
+    if (database) await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  t?.teardown(close);
+  return { srv, url: srv.url, db, request, admin, merchant, key, close };
+}

@@ -1,0 +1,51 @@
+// Rate limit per key: exact under concurrency, headers on every answer, fail-open without Redis.
+import t from 'tap';
+import { startTestServer } from '../helpers/server.js';
+
+const s = await startTestServer(t);
+
+t.test('200 parallel requests against a limit of 120 admit exactly 120', async (t) => {
+  const m = await s.merchant({ rate_limit_per_minute: null });
+  const replies = await Promise.all(Array.from({ length: 200 }, () => s.request('GET', '/api/v2/ping', { key: m.key })));
+  const ok = replies.filter((r) => r.status === 200);
+  const limited = replies.filter((r) => r.status === 429);
+  t.equal(ok.length, 120);
+  t.equal(limited.length, 80);
+  for (const r of limited) {
+    t.equal(r.body.error.type, 'rate_limit_error');
+    t.equal(r.body.error.code, 'rate_limited');
+    t.ok(Number(r.headers.get('retry-after')) >= 1 && Number(r.headers.get('retry-after')) <= 60);
+    t.equal(r.headers.get('x-ratelimit-remaining'), '0');
+  }
+  for (const r of replies) {
+    t.equal(r.headers.get('x-ratelimit-limit'), '120');
+    t.ok(Number(r.headers.get('x-ratelimit-reset')) > Date.now() / 1000);
+  }
+  const remaining = ok.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b);
+  t.same(remaining, Array.from({ length: 120 }, (_, i) => i), 'each admitted request saw a distinct remaining count');
+});
+
+t.test('the limit is per key and the merchant override applies', async (t) => {
+  const m = await s.merchant({ rate_limit_per_minute: 5 });
+  const k2 = await s.key(m.id);
+  const first = await Promise.all(Array.from({ length: 7 }, () => s.request('GET', '/api/v2/ping', { key: m.key })));
+  t.equal(first.filter((r) => r.status === 200).length, 5);
+  const other = await s.request('GET', '/api/v2/ping', { key: k2.key });
+  t.equal(other.status, 200, 'a second key has its own window');
+  t.equal(other.headers.get('x-ratelimit-limit'), '5');
+  t.equal(other.headers.get('x-ratelimit-remaining'), '4');
+});
+
+t.test('rate limiting fails open when the store is unreachable, and says so in /metrics', async (t) => {
+  const down = await startTestServer(t, { REDIS_URL: 'redis://127.0.0.1:1' });
+  const m = await down.merchant({ rate_limit_per_minute: 3 });
+  const replies = await Promise.all(Array.from({ length: 10 }, () => down.request('GET', '/api/v2/ping', { key: m.key })));
+  t.ok(replies.every((r) => r.status === 200));
+  const metrics = await down.request('GET', '/metrics', { key: 'test-admin-token' });
+  const n = Number(/kv_fail_open_total (\d+)/.exec(metrics.text)?.[1]);
+  t.ok(n >= 10, `kv_fail_open_total ${n}`);
+  const health = await down.request('GET', '/v2/health');
+  t.equal(health.status, 200);
+  t.equal(health.body.status, 'degraded');
+  t.equal(health.body.kv.status, 'down');
+});
