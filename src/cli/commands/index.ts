@@ -1,0 +1,7 @@
+// Every command of the CLI. A new resource group is one file in this folder and one line here.
+import type { Command } from '../command.js';
+import { keyCommands } from './keys.js';
+import { merchantCommands } from './merchants.js';
+import { systemCommands } from './system.js';
+
+export const COMMANDS: readonly Command[] = [...merchantCommands, ...keyCommands, ...systemCommands];

@@ -1,0 +1,32 @@
+// Runs the real server entry point (dist/src/main.js) as a child process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+
+export interface Child { proc: ChildProcess; url: string; exited: Promise<number | null>; output: () => string }
+
+export function startChild(env: Record<string, string>, timeoutMs = 30_000): Promise<Child> {
+  const proc = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`server did not start:\n${out}`)); }, timeoutMs);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      for (const line of out.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        try {
+          const j = JSON.parse(line);
+          if (j.msg === 'listening') { clearTimeout(timer); resolve({ proc, url: j.url, exited, output: () => out }); return; }
+        } catch { /* partial line */ }
+      }
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    void exited.then((code) => { clearTimeout(timer); reject(new Error(`server exited with ${code} before listening:\n${out}`)); });
+  });
+}

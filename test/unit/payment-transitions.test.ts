@@ -1,0 +1,79 @@
+// Every (status, command) pair of the payment state machine.
+import t from 'tap';
+import { createPayment, transition, PAYMENT_STATUSES, type Payment, type PaymentCommand, type PaymentStatus } from '../../src/domain/payment.js';
+
+const base = (status: PaymentStatus, refunded = 0): Payment => ({
+  ...createPayment(
+    { amount: 1000, currency: 'AZN', orderId: null, description: null, metadata: {}, method: null, customer: {}, returnUrl: null, locale: null, source: 'api' },
+    { id: 'EXZ-20261121-AAAAAAAAAA', merchantId: 'mer_1', livemode: false, fees: { feeBps: 250, feeFixed: 10 }, windowSeconds: 60, requestId: 'req_1', idempotencyKey: null, requestHash: null },
+    1_000),
+  status, amountRefunded: refunded,
+});
+
+const card = { brand: 'visa', last4: '4242', country: 'US', expMonth: 12, expYear: 2030, fingerprint: 'fp' };
+const COMMANDS: Record<string, PaymentCommand> = {
+  succeed: { type: 'succeed', method: 'card', card },
+  fail: { type: 'fail', method: 'card', code: 'card_declined', card },
+  expire: { type: 'expire' },
+  refund_part: { type: 'refund', amount: 400 },
+  refund_all: { type: 'refund', amount: 1000 },
+};
+
+// Expected next status, or the domain error code.
+const TABLE: Record<PaymentStatus, Record<string, string>> = {
+  pending: { succeed: 'succeeded', fail: 'failed', expire: 'expired', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
+  succeeded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', refund_part: 'partially_refunded', refund_all: 'refunded' },
+  failed: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
+  expired: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
+  refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
+  partially_refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', refund_part: 'refunded', refund_all: 'refund_amount_invalid' },
+  review: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
+};
+
+t.test('the table covers every status', async (t) => t.same(Object.keys(TABLE).sort(), [...PAYMENT_STATUSES].sort()));
+
+for (const status of PAYMENT_STATUSES) {
+  for (const [name, cmd] of Object.entries(COMMANDS)) {
+    t.test(`${status} + ${name}`, async (t) => {
+      const before = base(status, status === 'partially_refunded' ? 600 : 0);
+      const frozen = JSON.stringify(before);
+      const r = transition(before, cmd, 5_000);
+      const want = TABLE[status][name];
+      if (r.ok) {
+        t.equal(r.state.status, want);
+        t.equal(r.state.version, before.version + 1, 'version grows by one');
+        t.equal(r.state.updatedAt, 5_000);
+        t.equal(r.events.length, 1);
+      } else {
+        t.equal(r.code, want);
+      }
+      t.equal(JSON.stringify(before), frozen, 'the input state is not mutated');
+    });
+  }
+}
+
+t.test('effects of each move', async (t) => {
+  const ok = (r: ReturnType<typeof transition>) => { if (!r.ok) throw new Error(r.code); return r; };
+  const s = ok(transition(base('pending'), COMMANDS.succeed, 7));
+  t.equal(s.state.paidAt, 7);
+  t.same(s.state.card, card);
+  t.same(s.events, ['payment.succeeded']);
+  const f = ok(transition(base('pending'), COMMANDS.fail, 7));
+  t.same(f.state.failure, { code: 'card_declined', message: 'The card was declined.' });
+  t.same(f.events, ['payment.failed']);
+  const e = ok(transition(base('pending'), COMMANDS.expire, 7));
+  t.equal(e.state.failure?.code, 'expired');
+  t.same(e.events, ['payment.expired']);
+  const r = ok(transition(base('succeeded'), COMMANDS.refund_part, 7));
+  t.equal(r.state.amountRefunded, 400);
+  t.same(r.events, ['refund.succeeded']);
+  for (const bad of [0, -1, 1.5, 1001]) t.notOk(transition(base('succeeded'), { type: 'refund', amount: bad }, 7).ok, `refund ${bad}`);
+});
+
+t.test('creation computes fee and net and the window', async (t) => {
+  const p = base('pending');
+  t.equal(p.fee, 35); // 2.5% of 1000 = 25, plus 10
+  t.equal(p.net, 965);
+  t.equal(p.expiresAt, 61_000);
+  t.equal(p.version, 1);
+});
