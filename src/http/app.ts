@@ -104,10 +104,13 @@ export function listen(app: uWS.TemplatedApp, host: string, port: number): Promi
   return new Promise((resolve, reject) => {
     // Exclusive: without it a second server on a taken port would silently "succeed".
     const u = uWS as unknown as { LIBUS_LISTEN_EXCLUSIVE_PORT: number; us_socket_local_port(s: unknown): number };
-    (app.listen as unknown as (h: string, p: number, o: number, cb: (s: uWS.us_listen_socket | false) => void) => void)(
-      host, port, u.LIBUS_LISTEN_EXCLUSIVE_PORT, (sock) => {
-        if (!sock) return reject(new Error(`cannot listen on ${host}:${port} (in use?)`));
-        resolve({ port: u.us_socket_local_port(sock), close: () => uWS.us_listen_socket_close(sock) });
-      });
+    const done = (sock: uWS.us_listen_socket | false) => {
+      if (!sock) return reject(new Error(`cannot listen on ${host}:${port} (in use?)`));
+      resolve({ port: u.us_socket_local_port(sock), close: () => uWS.us_listen_socket_close(sock) });
+    };
+    const listenWith = app.listen.bind(app) as unknown as (...a: unknown[]) => void;
+    // The ws-based fallback knows only listen(host, port, cb); it is slow but keeps the server up.
+    if (isNativeUws()) listenWith(host, port, u.LIBUS_LISTEN_EXCLUSIVE_PORT, done);
+    else listenWith(host, port, done);
   });
 }

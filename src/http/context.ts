@@ -39,7 +39,7 @@ export function createCtx(res: HttpResponse, req: HttpRequest, api: ApiName, rou
   const params: string[] = [];
   for (let i = 0; i < paramCount; i++) params.push(decodeURIComponentSafe(req.getParameter(i) ?? ''));
   const ctx: Ctx = {
-    res, api, method: req.getCaseSensitiveMethod?.() ?? req.getMethod().toUpperCase(), path: req.getUrl(), query: req.getQuery() ?? '',
+    res, api, method: req.getMethod().toUpperCase(), path: req.getUrl(), query: queryOf(req),
     route, params, headers, requestId: requestId(), lang: pickLang(headers['accept-language']), startedAt: performance.now(),
     aborted: false, done: false, status: 0, extraHeaders: [], auth: null,
   };
@@ -59,6 +59,11 @@ function markAborted(ctx: Ctx): void {
   if (ctx.aborted) return;
   ctx.aborted = true;
   if (!ctx.done) active--;
+}
+
+/** The ws-based fallback of uWS throws from getQuery on some URLs; the native build never does. */
+function queryOf(req: HttpRequest): string {
+  try { return req.getQuery() ?? ''; } catch { return ''; }
 }
 
 function decodeURIComponentSafe(s: string): string {
