@@ -3,11 +3,13 @@
 import type pg from 'pg';
 import { fail } from '../src/errors.js';
 import { createPayment, transition, type Payment, type PaymentCommand, type CreateContext, type NewPayment } from '../src/domain/payment.js';
-import { findPayment, insertPayment, updatePayment } from '../src/store/payments-repo.js';
+import { findPayment, updatePayment } from '../src/store/payments-repo.js';
+import type { CreateBatcher } from './create-batcher.js';
 import type { Reply } from './protocol.js';
 
 export interface ActorContext {
   db: pg.Pool;
+  creates: CreateBatcher;
   /** Cached states by id; only a hint: every write is conditional on the row version. */
   cache: Map<string, { state: Payment; touched: number }>;
   now: () => number;
@@ -17,7 +19,7 @@ const MAX_CONFLICT_RETRIES = 5;
 
 export async function handleCreate(ctx: ActorContext, input: NewPayment, cc: CreateContext): Promise<Reply> {
   const payment = createPayment(input, cc, ctx.now());
-  const out = await insertPayment(ctx.db, payment);
+  const out = await ctx.creates.insert(payment);
   if (out.kind === 'existing' && out.payment.requestHash !== cc.requestHash) {
     return { ok: false, failure: fail('idempotency_conflict', null) };
   }

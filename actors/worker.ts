@@ -5,11 +5,12 @@ import type { MessagePort } from 'node:worker_threads';
 import { createPool } from '../src/store/db.js';
 import { fail } from '../src/errors.js';
 import { KeyedMailbox } from './mailbox.js';
+import { CreateBatcher } from './create-batcher.js';
 import { handleApply, handleCreate, passivate, type ActorContext } from './payment-actor.js';
 import type { Command, FromWorker, Reply, ToWorker, WorkerInit } from './protocol.js';
 
-const IDLE_MS = 60_000;
-const MAX_ACTORS = 50_000;
+const IDLE_MS = 30_000;
+const MAX_ACTORS = 10_000;
 
 async function execute(ctx: ActorContext, cmd: Command): Promise<Reply> {
   switch (cmd.kind) {
@@ -20,7 +21,7 @@ async function execute(ctx: ActorContext, cmd: Command): Promise<Reply> {
 
 export default async function runShard({ port, init }: { port: MessagePort; init: WorkerInit }): Promise<string> {
   const db = createPool(init.databaseUrl, init.poolSize);
-  const ctx: ActorContext = { db, cache: new Map(), now: Date.now };
+  const ctx: ActorContext = { db, creates: new CreateBatcher(db), cache: new Map(), now: Date.now };
   const mailbox = new KeyedMailbox(init.mailboxLimit);
   let processed = 0;
   const send = (m: FromWorker) => port.postMessage(m);

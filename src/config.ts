@@ -23,6 +23,9 @@ export interface Config {
   metricsPublic: boolean;
   demoMerchant: boolean;
   cardFingerprintKey: string;
+  leaseMs: number;
+  heartbeatMs: number;
+  readCacheSize: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -64,5 +67,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPublic: flag(env, 'METRICS_PUBLIC', false),
     demoMerchant: flag(env, 'DEMO_MERCHANT', !databaseUrl),
     cardFingerprintKey: env.CARD_FINGERPRINT_KEY || 'dev-only-fingerprint-key',
+    leaseMs: int(env, 'LEASE_MS', 2000, 100),
+    heartbeatMs: int(env, 'HEARTBEAT_MS', 250, 10),
+    readCacheSize: int(env, 'READ_CACHE_SIZE', 20_000, 0),
   };
 }

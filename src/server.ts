@@ -22,6 +22,8 @@ import { internalRoutes } from './http/routes/internal.js';
 import { systemRoutes } from './http/routes/system.js';
 import { webRoutes } from './web/pay-page.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo.js';
+import { Membership } from './membership.js';
+import { ReadCache } from './read-cache.js';
 
 export interface RunningServer {
   url: string;
@@ -54,14 +56,18 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     kv = new MemoryKeyValue();
   }
 
+  const membership = new Membership(db, config.leaseMs, config.heartbeatMs, log);
+  await membership.join();
+  const reads = new ReadCache(membership, config.readCacheSize);
   const dispatcher = new Dispatcher({
     workers: config.workers, inflightLimit: config.mailboxLimit, log,
+    observe: { before: () => reads.generation, after: (p, gen) => reads.offer(p, gen) },
     init: { databaseUrl, poolSize: config.dbPoolSize, mailboxLimit: config.mailboxLimit, logLevel: config.logLevel },
   });
   const metrics = new Metrics();
   const adminToken = config.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const services: Services = {
-    config, adminToken, log, db, kv, dispatcher, metrics,
+    config, adminToken, log, db, kv, dispatcher, metrics, reads, membership,
     auth: new Authenticator(db, config.authCacheMs),
     idempotency: new Idempotency(kv, () => { metrics.kvFailOpen++; }),
   };
@@ -83,6 +89,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       while (activeRequests() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       await scheduler.stop();
       await dispatcher.close();              // mailboxes drain: every accepted command finishes
+      await membership.leave();
       (app as unknown as { close?: () => void }).close?.();
       await db.end().catch(() => {});
       await kv.close();

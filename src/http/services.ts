@@ -7,6 +7,8 @@ import type { Metrics } from '../metrics.js';
 import type { Dispatcher } from '../../actors/dispatcher.js';
 import type { Authenticator } from './auth.js';
 import type { Idempotency } from './idempotency.js';
+import type { ReadCache } from '../read-cache.js';
+import type { Membership } from '../membership.js';
 
 export interface Services {
   config: Config;
@@ -18,4 +20,6 @@ export interface Services {
   auth: Authenticator;
   idempotency: Idempotency;
   metrics: Metrics;
+  reads: ReadCache;
+  membership: Membership;
 }

@@ -6,31 +6,46 @@ import type { Payment, PaymentStatus } from '../domain/payment.js';
 import { INSERT_COLUMNS, paymentToParams, rowToPayment, type PaymentRow } from './payment-row.js';
 
 const N = INSERT_COLUMNS.length;
-const placeholders = INSERT_COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
 
-// The event row copies the inserted row, so the outbox needs no second copy of the payload.
-const INSERT_SQL = `
+/**
+ * Multi-row insert of new payments with their payment.created events, in one statement. Rows whose
+ * idempotency key is already taken are skipped (ON CONFLICT DO NOTHING); only the ids of the rows
+ * inserted come back, since the caller already holds their state. The event row copies the
+ * inserted row, so the outbox needs no second copy of the payload.
+ */
+function insertSql(rows: number): string {
+  const values = Array.from({ length: rows }, (_, r) => `(${INSERT_COLUMNS.map((_, c) => `$${r * N + c + 1}`).join(', ')})`).join(', ');
+  const ids = rows * N + 1;
+  return `
 WITH ins AS (
-  INSERT INTO payments (${INSERT_COLUMNS.join(', ')}) VALUES (${placeholders})
+  INSERT INTO payments (${INSERT_COLUMNS.join(', ')}) VALUES ${values}
   ON CONFLICT (merchant_id, livemode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING *
 ), ev AS (
   INSERT INTO events (id, merchant_id, livemode, type, aggregate_id, data, created_at)
-  SELECT $${N + 1}, merchant_id, livemode, 'payment.created', id, to_jsonb(ins), created_at FROM ins
+  SELECT e.eid, ins.merchant_id, ins.livemode, 'payment.created', ins.id, to_jsonb(ins), ins.created_at
+  FROM ins JOIN unnest($${ids}::text[], $${ids + 1}::text[]) AS e(pid, eid) ON e.pid = ins.id
 )
-SELECT * FROM ins`;
+SELECT id FROM ins`;
+}
 
 export type InsertOutcome =
   | { kind: 'created'; payment: Payment }
   | { kind: 'existing'; payment: Payment };
 
-export async function insertPayment(db: pg.Pool, p: Payment): Promise<InsertOutcome> {
-  const res = await db.query<PaymentRow>({ name: 'payment_insert', text: INSERT_SQL, values: [...paymentToParams(p), eventId()] });
-  if (res.rows.length === 1) return { kind: 'created', payment: rowToPayment(res.rows[0]) };
-  // The idempotency key is taken: the statement's snapshot could not see the winner, a new one can.
-  const existing = await findByIdempotencyKey(db, p.merchantId, p.livemode, p.idempotencyKey!);
-  if (!existing) throw new Error('idempotent insert conflicted but no row holds the key');
-  return { kind: 'existing', payment: existing };
+export async function insertPayments(db: pg.Pool, ps: Payment[]): Promise<InsertOutcome[]> {
+  const values: unknown[] = [];
+  for (const p of ps) values.push(...paymentToParams(p));
+  values.push(ps.map((p) => p.id), ps.map(() => eventId()));
+  const res = await db.query<{ id: string }>({ name: `payment_insert_${ps.length}`, text: insertSql(ps.length), values });
+  const inserted = new Set(res.rows.map((r) => r.id));
+  return Promise.all(ps.map(async (p): Promise<InsertOutcome> => {
+    if (inserted.has(p.id)) return { kind: 'created', payment: p };
+    // The idempotency key is taken: the statement's snapshot could not see the winner, a new one can.
+    const existing = await findByIdempotencyKey(db, p.merchantId, p.livemode, p.idempotencyKey!);
+    if (!existing) throw new Error('idempotent insert conflicted but no row holds the key');
+    return { kind: 'existing', payment: existing };
+  }));
 }
 
 export async function findByIdempotencyKey(db: pg.Pool, merchantId: string, livemode: boolean, key: string): Promise<Payment | null> {

@@ -2,7 +2,7 @@
 import { CreatePaymentRequest, CREATE_PAYMENT_FIELD_CODES } from '../../api/merchant-payments.js';
 import { toMerchantPayment } from '../../api/merchant-payment-view.js';
 import { compile, dropNulls } from '../../api/validate.js';
-import { paymentId } from '../../domain/ids.js';
+import { PAYMENT_ID_RE, paymentId } from '../../domain/ids.js';
 import { applyPaymentRules, type PaymentInput } from '../../domain/payment-rules.js';
 import { fail } from '../../errors.js';
 import { findPaymentForMerchant } from '../../store/payments-repo.js';
@@ -74,8 +74,16 @@ async function getPayment(ctx: Ctx, s: Services): Promise<void> {
   const who = ctx.auth as Principal;
   const ref = ctx.params[0];
   if (!ref || ref.length > 128) return sendFailure(ctx, fail('payment_not_found', 'id'));
+  // Memory first when this process is the only writer (see src/membership.ts), else Postgres.
+  const isId = PAYMENT_ID_RE.test(ref);
+  const cached = isId ? s.reads.get(ref) : undefined;
+  if (cached && cached.merchantId === who.merchant.id && cached.livemode === who.livemode) {
+    return sendJson(ctx, 200, toMerchantPayment(cached, s.config.publicBaseUrl, ctx.requestId));
+  }
+  const gen = s.reads.generation;
   const p = await findPaymentForMerchant(s.db, who.merchant.id, who.livemode, ref);
   if (!p) return sendFailure(ctx, fail('payment_not_found', 'id'));
+  s.reads.offer(p, gen);
   sendJson(ctx, 200, toMerchantPayment(p, s.config.publicBaseUrl, ctx.requestId));
 }
 
