@@ -17,10 +17,7 @@ import { activeRequests, closeConnectionsAfterAnswer } from './http/context.js';
 import { Authenticator } from './http/auth.js';
 import { Idempotency } from './http/idempotency.js';
 import type { Services } from './http/services.js';
-import { merchantPaymentRoutes } from './http/routes/merchant-payments.js';
-import { internalRoutes } from './http/routes/internal.js';
-import { systemRoutes } from './http/routes/system.js';
-import { webRoutes } from './web/pay-page.js';
+import { allRoutes } from './http/routes/index.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo.js';
 import { Membership } from './membership.js';
 import { ReadCache } from './read-cache.js';
@@ -71,7 +68,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     auth: new Authenticator(db, config.authCacheMs),
     idempotency: new Idempotency(kv, () => { metrics.kvFailOpen++; }),
   };
-  const app = buildApp([...merchantPaymentRoutes, ...internalRoutes, ...systemRoutes, ...webRoutes], services);
+  const app = buildApp(allRoutes, services);
   const listening = await listen(app, config.host, config.port);
   const scheduler = startScheduler(db, dispatcher, config.expiryPollMs, log);
   const demo = config.demoMerchant ? await ensureDemoMerchant(services) : null;

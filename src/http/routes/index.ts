@@ -1,0 +1,13 @@
+// Every route table the server registers, one line per module.
+import type { Route } from '../route.js';
+import { merchantPaymentRoutes } from './merchant-payments.js';
+import { internalRoutes } from './internal.js';
+import { systemRoutes } from './system.js';
+import { webRoutes } from '../../web/pay-page.js';
+
+export const allRoutes: Route[] = [
+  ...merchantPaymentRoutes,
+  ...internalRoutes,
+  ...systemRoutes,
+  ...webRoutes,
+];
