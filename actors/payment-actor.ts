@@ -10,6 +10,8 @@ import type { Reply } from './protocol.js';
 export interface ActorContext {
   db: pg.Pool;
   creates: CreateBatcher;
+  /** Called when a committed change queued webhook deliveries (wakes the local dispatcher). */
+  onDeliveries?: () => void;
   /** Cached states by id; only a hint: every write is conditional on the row version. */
   cache: Map<string, { state: Payment; touched: number }>;
   now: () => number;
@@ -42,8 +44,10 @@ export async function handleApply(ctx: ActorContext, id: string, command: Paymen
       if (fromCache) { fromCache = false; ctx.cache.delete(id); state = await findPayment(ctx.db, id); continue; }
       return { ok: false, failure: fail(result.code, null) };
     }
-    if (await updatePayment(ctx.db, result.state, state.version, result.events)) {
+    const deliveries = await updatePayment(ctx.db, result.state, state.version, result.events);
+    if (deliveries !== null) {
       remember(ctx, result.state);
+      if (deliveries > 0) ctx.onDeliveries?.();
       return { ok: true, payment: result.state, replayed: false };
     }
     // Another process wrote this payment since we loaded it: reload and decide again.

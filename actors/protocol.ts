@@ -2,6 +2,7 @@
 // A failed command travels as data (ApiFailure), never as a thrown, structured-cloned error.
 import type { ApiFailure } from '../src/errors.js';
 import type { CreateContext, NewPayment, Payment, PaymentCommand } from '../src/domain/payment.js';
+import type { WebhookConfig } from '../src/config.js';
 
 export type Command =
   | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext }
@@ -30,4 +31,6 @@ export interface WorkerInit {
   poolSize: number;
   mailboxLimit: number;
   logLevel: string;
+  publicBaseUrl: string;
+  webhooks: WebhookConfig;
 }

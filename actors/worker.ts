@@ -5,6 +5,7 @@ import type { MessagePort } from 'node:worker_threads';
 import { createPool } from '../src/store/db.js';
 import { fail } from '../src/errors.js';
 import { KeyedMailbox } from './mailbox.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { CreateBatcher } from './create-batcher.js';
 import { handleApply, handleCreate, passivate, type ActorContext } from './payment-actor.js';
 import type { Command, FromWorker, Reply, ToWorker, WorkerInit } from './protocol.js';
@@ -25,6 +26,12 @@ export default async function runShard({ port, init }: { port: MessagePort; init
   const mailbox = new KeyedMailbox(init.mailboxLimit);
   let processed = 0;
   const send = (m: FromWorker) => port.postMessage(m);
+  const w = init.webhooks;
+  const webhooks = new WebhookDispatcher({
+    db, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
+    pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint,
+  });
+  if (w.dispatch) { webhooks.start(); ctx.onDeliveries = () => webhooks.kick(); }
   const sweeper = setInterval(() => passivate(ctx, IDLE_MS, MAX_ACTORS), 10_000);
 
   return new Promise<string>((resolve) => {
@@ -47,6 +54,7 @@ export default async function runShard({ port, init }: { port: MessagePort; init
       } else if (msg.t === 'drain') {
         void (async () => {
           await mailbox.idle();
+          await webhooks.stop();
           clearInterval(sweeper);
           await db.end().catch(() => {});
           port.close();

@@ -26,6 +26,17 @@ export interface Config {
   leaseMs: number;
   heartbeatMs: number;
   readCacheSize: number;
+  webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  dispatch: boolean;
+  allowPrivate: boolean;
+  timeoutMs: number;
+  pollMs: number;
+  leaseMs: number;
+  concurrency: number;
+  perEndpoint: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -70,5 +81,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     leaseMs: int(env, 'LEASE_MS', 2000, 100),
     heartbeatMs: int(env, 'HEARTBEAT_MS', 250, 10),
     readCacheSize: int(env, 'READ_CACHE_SIZE', 20_000, 0),
+    webhooks: {
+      dispatch: flag(env, 'WEBHOOK_DISPATCH', true),
+      allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+      timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
+      pollMs: int(env, 'WEBHOOK_POLL_MS', 200, 10),
+      leaseMs: int(env, 'WEBHOOK_LEASE_MS', 60_000, 1000),
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1),
+      perEndpoint: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1),
+    },
   };
 }

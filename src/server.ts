@@ -5,7 +5,7 @@ import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { Metrics } from './metrics.js';
 import { createPool } from './store/db.js';
-import { startEmbedded, type Embedded } from './store/embedded.js';
+import { freePort, startEmbedded, type Embedded } from './store/embedded.js';
 import { migrate } from './store/migrate.js';
 import type { KeyValue } from './store/kv.js';
 import { MemoryKeyValue } from './store/kv-memory.js';
@@ -21,6 +21,7 @@ import { allRoutes } from './http/routes/index.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo.js';
 import { Membership } from './membership.js';
 import { ReadCache } from './read-cache.js';
+import { WebhookDispatcher } from '../actors/webhook-dispatcher.js';
 
 export interface RunningServer {
   url: string;
@@ -34,6 +35,14 @@ export interface RunningServer {
 
 export async function startServer(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
   if (!isNativeUws()) log.error('uWebSockets.js native binary did not load: running on the slow fallback implementation');
+  // PORT=0 (tests, benchmarks): pick the free port now, so that every part of the server (the
+  // workers render checkout URLs in webhooks) knows the real public URL from the start.
+  if (config.port === 0) {
+    let port = 0;
+    while (!port) port = await freePort();
+    if (config.publicBaseUrl.endsWith(':0')) config.publicBaseUrl = config.publicBaseUrl.replace(/:0$/, `:${port}`);
+    config.port = port;
+  }
   let embedded: Embedded | null = null;
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
@@ -59,12 +68,17 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const dispatcher = new Dispatcher({
     workers: config.workers, inflightLimit: config.mailboxLimit, log,
     observe: { before: () => reads.generation, after: (p, gen) => reads.offer(p, gen) },
-    init: { databaseUrl, poolSize: config.dbPoolSize, mailboxLimit: config.mailboxLimit, logLevel: config.logLevel },
+    init: { databaseUrl, poolSize: config.dbPoolSize, mailboxLimit: config.mailboxLimit, logLevel: config.logLevel, publicBaseUrl: config.publicBaseUrl, webhooks: config.webhooks },
   });
   const metrics = new Metrics();
   const adminToken = config.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const services: Services = {
     config, adminToken, log, db, kv, dispatcher, metrics, reads, membership,
+    webhooks: new WebhookDispatcher({
+      db, publicBaseUrl: config.publicBaseUrl, allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs,
+      leaseMs: config.webhooks.leaseMs, pollMs: config.webhooks.pollMs, maxInflight: config.webhooks.concurrency, perEndpoint: config.webhooks.perEndpoint,
+      onError: (err) => log.warn({ err: err.message }, 'webhook attempt failed to record'),
+    }),
     auth: new Authenticator(db, config.authCacheMs),
     idempotency: new Idempotency(kv, () => { metrics.kvFailOpen++; }),
   };
@@ -73,8 +87,6 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const scheduler = startScheduler(db, dispatcher, config.expiryPollMs, log);
   const demo = config.demoMerchant ? await ensureDemoMerchant(services) : null;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${listening.port}`;
-  // PORT=0 (tests, benchmarks) picks a free port: the default public URL follows the real one.
-  if (config.publicBaseUrl.endsWith(':0')) config.publicBaseUrl = url;
   log.info({ url, workers: config.workers, kv: kv.kind, embeddedPostgres: !!embedded }, 'listening');
 
   let closing: Promise<void> | null = null;
@@ -87,6 +99,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       await scheduler.stop();
       await dispatcher.close();              // mailboxes drain: every accepted command finishes
       await membership.leave();
+      await services.webhooks.stop();
       (app as unknown as { close?: () => void }).close?.();
       await db.end().catch(() => {});
       await kv.close();

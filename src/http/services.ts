@@ -9,6 +9,7 @@ import type { Authenticator } from './auth.js';
 import type { Idempotency } from './idempotency.js';
 import type { ReadCache } from '../read-cache.js';
 import type { Membership } from '../membership.js';
+import type { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
 
 export interface Services {
   config: Config;
@@ -22,4 +23,6 @@ export interface Services {
   metrics: Metrics;
   reads: ReadCache;
   membership: Membership;
+  /** Main-thread dispatcher for operator-triggered first attempts (test pings, resends). */
+  webhooks: WebhookDispatcher;
 }

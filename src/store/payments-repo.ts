@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import { eventId } from '../domain/ids.js';
 import type { Payment, PaymentStatus } from '../domain/payment.js';
+import { MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
 import { INSERT_COLUMNS, paymentToParams, rowToPayment, type PaymentRow } from './payment-row.js';
 
 const N = INSERT_COLUMNS.length;
@@ -77,10 +78,11 @@ export async function findPaymentForMerchant(db: pg.Pool, merchantId: string, li
 }
 
 /**
- * Conditional update: applies only if the row still has the version the actor loaded.
- * Writes one outbox event per domain event in the same statement. Returns false on a version conflict.
+ * Conditional update: applies only if the row still has the version the actor loaded. Writes one
+ * outbox event per domain event, and one webhook delivery per subscribed merchant API endpoint, in
+ * the same statement. Returns null on a version conflict, else the number of deliveries queued.
  */
-export async function updatePayment(db: pg.Pool, next: Payment, expectedVersion: number, events: string[]): Promise<boolean> {
+export async function updatePayment(db: pg.Pool, next: Payment, expectedVersion: number, events: string[]): Promise<number | null> {
   const res = await db.query({
     name: 'payment_update',
     text: `
@@ -93,16 +95,24 @@ WITH upd AS (
   INSERT INTO events (id, merchant_id, livemode, type, aggregate_id, data, created_at)
   SELECT e.id, upd.merchant_id, upd.livemode, e.type, upd.id, to_jsonb(upd), upd.updated_at
   FROM upd, unnest($12::text[], $13::text[]) AS e(id, type)
+  RETURNING id, merchant_id, type, created_at
+), dl AS (
+  INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, ev.created_at, ev.created_at
+  FROM ev JOIN webhook_settings ws ON ws.merchant_id = ev.merchant_id AND ws.api = 'merchant' AND ws.channel_id IS NULL
+    AND (ws.events IS NULL OR ev.type = ANY(ws.events))
+  WHERE ev.type = ANY($14::text[])
+  RETURNING 1
 )
-SELECT version FROM upd`,
+SELECT (SELECT count(*) FROM dl)::int AS deliveries FROM upd`,
     values: [
       next.id, expectedVersion, next.status, next.amountRefunded, next.method, JSON.stringify(next.card),
       JSON.stringify(next.failure), next.paidAt === null ? null : new Date(next.paidAt).toISOString(),
       new Date(next.updatedAt).toISOString(), next.version, JSON.stringify(next.charged),
-      events.map(() => eventId()), events,
+      events.map(() => eventId()), events, MERCHANT_DELIVERABLE,
     ],
   });
-  return res.rowCount === 1;
+  return res.rowCount === 1 ? Number(res.rows[0].deliveries) : null;
 }
 
 export interface ListQuery {

@@ -3,5 +3,6 @@ import type { Command } from '../command.js';
 import { keyCommands } from './keys.js';
 import { merchantCommands } from './merchants.js';
 import { systemCommands } from './system.js';
+import { webhookCommands } from './webhooks.js';
 
-export const COMMANDS: readonly Command[] = [...merchantCommands, ...keyCommands, ...systemCommands];
+export const COMMANDS: readonly Command[] = [...merchantCommands, ...keyCommands, ...webhookCommands, ...systemCommands];

@@ -3,11 +3,13 @@ import type { Route } from '../route.js';
 import { merchantPaymentRoutes } from './merchant-payments.js';
 import { internalRoutes } from './internal.js';
 import { systemRoutes } from './system.js';
+import { internalWebhookRoutes } from './internal-webhooks.js';
 import { webRoutes } from '../../web/pay-page.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
   ...internalRoutes,
   ...systemRoutes,
+  ...internalWebhookRoutes,
   ...webRoutes,
 ];

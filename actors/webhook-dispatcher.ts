@@ -1,0 +1,147 @@
+// The webhook dispatch actors of one thread: claim due deliveries (safe across threads and
+// processes), sign and POST each, record every attempt, and schedule the next one. Endpoints are
+// bounded separately, so one slow or dead endpoint never holds up the others.
+import type pg from 'pg';
+import { checkTargetUrl } from '../src/domain/address.js';
+import { gatewaySignatureHeader, merchantSignatureHeader } from '../src/domain/webhook-signature.js';
+import { afterAttempt, classifyStatus, type Outcome } from '../src/domain/webhook-schedule.js';
+import { gatewayEventBody, merchantEventBody, merchantPaymentObject } from '../src/api/webhook-envelopes.js';
+import { rowToPayment, type PaymentRow } from '../src/store/payment-row.js';
+import { activeSecrets, claimDeliveries, recordAttempt, type ClaimedDelivery } from '../src/store/webhooks-repo.js';
+import { postWebhook, systemResolver, type Resolver } from './webhook-http.js';
+
+export const MAX_BODY_BYTES = 256 * 1024;
+
+export interface DispatcherConfig {
+  db: pg.Pool;
+  publicBaseUrl: string;
+  allowPrivate: boolean;
+  timeoutMs: number;
+  leaseMs: number;
+  pollMs: number;
+  maxInflight: number;
+  perEndpoint: number;
+  now?: () => number;
+  random?: () => number;
+  resolve?: Resolver;
+  onError?: (err: Error) => void;
+}
+
+export interface Rendered { body: string; headers: Record<string, string> }
+
+/** Body and headers of one attempt: the event id is fixed, the timestamp and signature are fresh. */
+export function render(d: ClaimedDelivery, secrets: string[], now: number, publicBaseUrl: string): Rendered {
+  const ev = { id: d.event.id, type: d.event.type, livemode: d.event.livemode, createdAt: d.event.createdAt };
+  const t = Math.floor(now / 1000);
+  const common = { 'X-Svc-Event': ev.type, 'X-Svc-Event-Id': ev.id, 'X-Svc-Attempt': String(d.attempt) };
+  if (d.api === 'merchant') {
+    const object = ev.type === 'test.ping' ? d.event.data : merchantPaymentObject(rowToPayment(d.event.data as unknown as PaymentRow), publicBaseUrl);
+    const body = merchantEventBody(ev, object);
+    return { body, headers: { ...common, 'X-Svc-Signature': merchantSignatureHeader(secrets, t, body) } };
+  }
+  const body = gatewayEventBody(ev, d.event.data);
+  return { body, headers: { ...common, 'X-Svc-Delivery': d.id, 'X-Svc-Timestamp': String(t), 'X-Svc-Signature': gatewaySignatureHeader(secrets, t, body) } };
+}
+
+export class WebhookDispatcher {
+  private inflight = 0;
+  private readonly perEndpoint = new Map<string, number>();
+  private readonly running = new Set<Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<number> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(private readonly c: DispatcherConfig) {}
+
+  private now(): number { return (this.c.now ?? Date.now)(); }
+
+  start(): void {
+    this.timer = setInterval(() => this.kick(), this.c.pollMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** Looks for due work now (called after a commit that queued deliveries, and by the timer). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.ticking) { this.again = true; return; }
+    this.ticking = this.tick().catch((err: Error) => { this.c.onError?.(err); return 0; }).finally(() => {
+      this.ticking = null;
+      if (this.again) { this.again = false; this.kick(); }
+    });
+  }
+
+  /** Claims what this thread has room for and starts the attempts; resolves with how many started. */
+  async tick(only?: string): Promise<number> {
+    const room = this.c.maxInflight - this.inflight;
+    if (room <= 0) return 0;
+    const claimed = await claimDeliveries(this.c.db, {
+      now: this.now(), limit: Math.min(room, 100), leaseMs: this.c.leaseMs, inflight: this.perEndpoint, perEndpoint: this.c.perEndpoint, only,
+    });
+    for (const d of claimed) {
+      const key = d.settings?.id ?? `url:${d.targetUrl ?? d.id}`;
+      this.inflight++;
+      this.perEndpoint.set(key, (this.perEndpoint.get(key) ?? 0) + 1);
+      const p = this.attempt(d).catch((err: Error) => this.c.onError?.(err)).finally(() => {
+        this.inflight--;
+        const n = (this.perEndpoint.get(key) ?? 1) - 1;
+        if (n === 0) this.perEndpoint.delete(key); else this.perEndpoint.set(key, n);
+        this.running.delete(p);
+        if (claimed.length >= Math.min(room, 100)) this.kick(); // there may be more waiting
+      });
+      this.running.add(p);
+    }
+    return claimed.length;
+  }
+
+  /** Runs one tick and waits for its attempts to finish (tests, the operator's test ping). */
+  async runOnce(only?: string): Promise<number> {
+    const n = await this.tick(only);
+    await this.idle();
+    return n;
+  }
+
+  async idle(): Promise<void> { while (this.running.size > 0) await Promise.all([...this.running]); }
+
+  private async attempt(d: ClaimedDelivery): Promise<void> {
+    const startedAt = this.now();
+    const url = d.targetUrl ?? d.settings?.url ?? null;
+    let outcome: Outcome;
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    let durationMs = 0;
+    const check = url ? checkTargetUrl(url, { requireHttps: d.event.livemode, allowPrivate: this.c.allowPrivate }) : null;
+    if (!url || !d.settings) {
+      outcome = { kind: 'failure' };
+      error = 'no_endpoint: the webhook settings were removed';
+    } else if (!check!.ok) {
+      outcome = { kind: 'failure' };
+      error = `${check!.rule}: ${check!.detail}`;
+    } else {
+      const { body, headers } = render(d, activeSecrets(d.settings, startedAt), startedAt, this.c.publicBaseUrl);
+      if (Buffer.byteLength(body) > MAX_BODY_BYTES) {
+        outcome = { kind: 'failure' };
+        error = `body_too_large: over ${MAX_BODY_BYTES} bytes`;
+      } else {
+        const r = await postWebhook(check!.url, body, headers, { timeoutMs: this.c.timeoutMs, allowPrivate: this.c.allowPrivate, resolve: this.c.resolve ?? systemResolver });
+        statusCode = r.status;
+        durationMs = r.durationMs;
+        if (r.status === null) { outcome = { kind: 'failure' }; error = r.error; }
+        else {
+          outcome = classifyStatus(r.status, r.retryAfter, this.now());
+          if (r.status >= 300 && r.status < 400) error = 'redirect_not_followed';
+        }
+      }
+    }
+    const next = afterAttempt(d.api, d.attempt, outcome, this.now(), this.c.random);
+    await recordAttempt(this.c.db, { deliveryId: d.id, attempt: d.attempt, startedAt, durationMs, statusCode, error, next });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.ticking;
+    await this.idle();
+  }
+}

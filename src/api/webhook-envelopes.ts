@@ -1,0 +1,30 @@
+// Webhook bodies as each API shows them. The merchant API's data.object is the payment exactly as
+// GET /payments/{id} renders it; the gateway's data is the flat summary of the gateway spec.
+import type { Payment } from '../domain/payment.js';
+import { toMerchantPayment } from './merchant-payment-view.js';
+
+export const WEBHOOK_API_VERSION = '2026-09-22';
+
+
+export interface EventMeta { id: string; type: string; livemode: boolean; createdAt: number }
+
+export function merchantEventBody(ev: EventMeta, object: unknown): string {
+  return JSON.stringify({
+    id: ev.id, type: ev.type, api_version: WEBHOOK_API_VERSION, livemode: ev.livemode,
+    created_at: new Date(ev.createdAt).toISOString(), data: { object },
+  });
+}
+
+export const merchantPaymentObject = (p: Payment, publicBaseUrl: string) => toMerchantPayment(p, publicBaseUrl, p.requestId);
+
+export interface GatewayPaymentData {
+  payment_id: string; amount: number; currency: string; status: string; channel_id: string | null; channel_code: string | null;
+}
+
+export function gatewayEventBody(ev: EventMeta, data: GatewayPaymentData | Record<string, unknown>): string {
+  return JSON.stringify({ id: ev.id, type: ev.type, livemode: ev.livemode, created_at: new Date(ev.createdAt).toISOString(), data });
+}
+
+export const testPingObject = (merchantId: string) => ({
+  object: 'test', merchant_id: merchantId, message: 'This is a test event sent from the webhook settings.',
+});

@@ -1,0 +1,175 @@
+// SQL for webhook settings, deliveries and attempts.
+import type pg from 'pg';
+import { eventId, prefixedId, randomString } from '../domain/ids.js';
+
+export interface WebhookSettings {
+  id: string; merchantId: string; api: 'merchant' | 'gateway'; channelId: string | null; url: string; events: string[] | null;
+  secret: string; previousSecret: string | null; previousExpiresAt: number | null; createdAt: number; updatedAt: number;
+}
+
+interface SettingsRow {
+  id: string; merchant_id: string; api: 'merchant' | 'gateway'; channel_id: string | null; url: string; events: string[] | null;
+  secret: string; previous_secret: string | null; previous_expires_at: Date | string | null; created_at: Date | string; updated_at: Date | string;
+}
+
+const ms = (v: Date | string | null): number | null => (v === null ? null : v instanceof Date ? v.getTime() : Date.parse(v));
+
+export const toSettings = (r: SettingsRow): WebhookSettings => ({
+  id: r.id, merchantId: r.merchant_id, api: r.api, channelId: r.channel_id, url: r.url, events: r.events, secret: r.secret,
+  previousSecret: r.previous_secret, previousExpiresAt: ms(r.previous_expires_at), createdAt: ms(r.created_at)!, updatedAt: ms(r.updated_at)!,
+});
+
+export const newSecret = (): string => `whsec_${randomString('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 32)}`;
+
+/** Secrets that sign now: the current one, and the previous one during its rotation window. */
+export const activeSecrets = (s: Pick<WebhookSettings, 'secret' | 'previousSecret' | 'previousExpiresAt'>, now: number): string[] =>
+  s.previousSecret && s.previousExpiresAt !== null && s.previousExpiresAt > now ? [s.secret, s.previousSecret] : [s.secret];
+
+/** Creates the row for (merchant, api, channel) or updates its url and events; the secret stays. */
+export async function upsertSettings(db: pg.Pool, v: { merchantId: string; api: string; channelId: string | null; url: string; events: string[] | null }): Promise<{ settings: WebhookSettings; created: boolean }> {
+  const res = await db.query<SettingsRow & { inserted: boolean }>(`
+INSERT INTO webhook_settings (id, merchant_id, api, channel_id, url, events, secret)
+VALUES ($1, $2, $3, $4, $5, $6, $7)
+ON CONFLICT (merchant_id, api, COALESCE(channel_id, '')) DO UPDATE SET url = EXCLUDED.url, events = EXCLUDED.events, updated_at = now()
+RETURNING *, (xmax = 0) AS inserted`, [prefixedId('whs', 16), v.merchantId, v.api, v.channelId, v.url, v.events, newSecret()]);
+  return { settings: toSettings(res.rows[0]), created: res.rows[0].inserted };
+}
+
+export async function listSettings(db: pg.Pool, merchantId: string): Promise<WebhookSettings[]> {
+  const res = await db.query<SettingsRow>('SELECT * FROM webhook_settings WHERE merchant_id = $1 ORDER BY api, channel_id NULLS FIRST', [merchantId]);
+  return res.rows.map(toSettings);
+}
+
+export async function findSettings(db: pg.Pool, merchantId: string, api: string, channelId: string | null): Promise<WebhookSettings | null> {
+  const res = await db.query<SettingsRow>(
+    'SELECT * FROM webhook_settings WHERE merchant_id = $1 AND api = $2 AND COALESCE(channel_id, \'\') = COALESCE($3, \'\')', [merchantId, api, channelId]);
+  return res.rows[0] ? toSettings(res.rows[0]) : null;
+}
+
+/** A new secret; the old one keeps signing (alongside) for `graceSeconds`. */
+export async function rotateSecret(db: pg.Pool, id: string, graceSeconds: number): Promise<WebhookSettings> {
+  const res = await db.query<SettingsRow>(`
+UPDATE webhook_settings SET previous_secret = secret, previous_expires_at = now() + make_interval(secs => $3),
+  secret = $2, updated_at = now() WHERE id = $1 RETURNING *`, [id, newSecret(), graceSeconds]);
+  return toSettings(res.rows[0]);
+}
+
+/** Writes an event and one delivery to the given settings row, due now (test pings). */
+export async function insertEventWithDelivery(db: pg.Pool, e: { merchantId: string; livemode: boolean; api: string; type: string; aggregateId: string; data: unknown; settingsId: string; now: number }): Promise<{ eventId: string; deliveryId: string }> {
+  const evt = eventId();
+  const dlv = prefixedId('dlv', 24);
+  const at = new Date(e.now).toISOString();
+  await db.query(`
+WITH ev AS (
+  INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
+)
+INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
+SELECT $9, ev.id, $2, $10, $4, 'pending', $8, $8, $8 FROM ev`,
+  [evt, e.merchantId, e.livemode, e.api, e.type, e.aggregateId, JSON.stringify(e.data), at, dlv, e.settingsId]);
+  return { eventId: evt, deliveryId: dlv };
+}
+
+/** New deliveries of an existing event to every settings row of its API that wants it. */
+export async function resendEvent(db: pg.Pool, merchantId: string, evt: string, now: number): Promise<string[]> {
+  const res = await db.query(`
+INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
+SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), e.id, e.merchant_id, ws.id, e.api, 'pending', $3, $3, $3
+FROM events e JOIN webhook_settings ws ON ws.merchant_id = e.merchant_id AND ws.api = e.api AND ws.channel_id IS NULL
+  AND (ws.events IS NULL OR e.type = ANY(ws.events) OR e.type = 'test.ping')
+WHERE e.id = $2 AND e.merchant_id = $1
+RETURNING id`, [merchantId, evt, new Date(now).toISOString()]);
+  return res.rows.map((r) => r.id as string);
+}
+
+export interface ClaimedDelivery {
+  id: string; eventId: string; merchantId: string; api: 'merchant' | 'gateway'; attempt: number; targetUrl: string | null;
+  settings: WebhookSettings | null;
+  event: { id: string; type: string; livemode: boolean; createdAt: number; aggregateId: string; data: Record<string, unknown> };
+}
+
+// Candidates are locked (SKIP LOCKED), then at most `room` per endpoint are taken, where room is the
+// per-endpoint bound less what this process already has in flight there; the rest stay untouched.
+const CLAIM_SQL = `
+WITH cand AS (
+  SELECT id, settings_id, next_attempt_at FROM webhook_deliveries
+  WHERE ((status = 'pending' AND next_attempt_at <= $2::timestamptz) OR (status = 'delivering' AND lease_until < $2::timestamptz))
+    AND ($5::text IS NULL OR id = $5)
+  ORDER BY next_attempt_at LIMIT $1 * 4 FOR UPDATE SKIP LOCKED
+), pick AS (
+  SELECT x.id FROM (
+    SELECT id, settings_id, next_attempt_at, row_number() OVER (PARTITION BY settings_id ORDER BY next_attempt_at) AS rn FROM cand
+  ) x LEFT JOIN unnest($4::text[], $6::int[]) AS b(sid, n) ON b.sid = x.settings_id
+  WHERE x.settings_id IS NULL OR x.rn <= $7 - COALESCE(b.n, 0)
+  ORDER BY x.next_attempt_at LIMIT $1
+)
+UPDATE webhook_deliveries d SET status = 'delivering', attempts = d.attempts + 1,
+  lease_until = $2::timestamptz + make_interval(secs => $3::float8 / 1000), updated_at = $2::timestamptz
+FROM pick WHERE d.id = pick.id
+RETURNING d.id, d.event_id, d.merchant_id, d.api, d.attempts, d.target_url,
+  (SELECT to_jsonb(s) FROM webhook_settings s WHERE s.id = d.settings_id) AS settings,
+  (SELECT jsonb_build_object('id', e.id, 'type', e.type, 'livemode', e.livemode, 'created_at', e.created_at, 'aggregate_id', e.aggregate_id, 'data', e.data)
+     FROM events e WHERE e.id = d.event_id) AS event`;
+
+/**
+ * Leases due deliveries (and those whose lease ran out: their process died mid-attempt), at most
+ * `perEndpoint` in flight per endpoint counting what this process already runs (`inflight`).
+ * Safe across threads and processes (SKIP LOCKED).
+ */
+export async function claimDeliveries(db: pg.Pool, o: { now: number; limit: number; leaseMs: number; inflight: Map<string, number>; perEndpoint: number; only?: string }): Promise<ClaimedDelivery[]> {
+  const res = await db.query({
+    name: 'webhook_claim', text: CLAIM_SQL,
+    values: [o.limit, new Date(o.now).toISOString(), o.leaseMs, [...o.inflight.keys()], o.only ?? null, [...o.inflight.values()], o.perEndpoint],
+  });
+  return res.rows.map((r) => ({
+    id: r.id, eventId: r.event_id, merchantId: r.merchant_id, api: r.api, attempt: r.attempts, targetUrl: r.target_url,
+    settings: r.settings ? toSettings(r.settings) : null,
+    event: { id: r.event.id, type: r.event.type, livemode: r.event.livemode, createdAt: Date.parse(r.event.created_at), aggregateId: r.event.aggregate_id, data: r.event.data },
+  }));
+}
+
+export interface AttemptRecord {
+  deliveryId: string; attempt: number; startedAt: number; durationMs: number; statusCode: number | null; error: string | null;
+  next: { status: string; nextAttemptAt?: number };
+}
+
+/** Records one attempt and the delivery's next state, unless another process took the delivery over. */
+export async function recordAttempt(db: pg.Pool, a: AttemptRecord): Promise<boolean> {
+  const res = await db.query({
+    name: 'webhook_record',
+    text: `
+WITH att AS (
+  INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
+  VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
+)
+UPDATE webhook_deliveries SET status = $7, next_attempt_at = COALESCE($8::timestamptz, next_attempt_at), lease_until = NULL,
+  last_status = $5, last_error = $6, updated_at = now()
+WHERE id = $1 AND attempts = $2 AND status = 'delivering'`,
+    values: [a.deliveryId, a.attempt, new Date(a.startedAt).toISOString(), a.durationMs, a.statusCode, a.error, a.next.status,
+      a.next.nextAttemptAt === undefined ? null : new Date(a.next.nextAttemptAt).toISOString()],
+  });
+  return res.rowCount === 1;
+}
+
+export async function listEvents(db: pg.Pool, merchantId: string, limit: number, type?: string): Promise<Record<string, unknown>[]> {
+  const res = await db.query(`
+SELECT e.id, e.type, e.api, e.livemode, e.aggregate_id, e.created_at,
+  (SELECT count(*)::int FROM webhook_deliveries d WHERE d.event_id = e.id) AS deliveries,
+  (SELECT count(*)::int FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'succeeded') AS delivered
+FROM events e WHERE e.merchant_id = $1 AND ($3::text IS NULL OR e.type = $3)
+ORDER BY e.created_at DESC, e.id DESC LIMIT $2`, [merchantId, limit, type ?? null]);
+  return res.rows;
+}
+
+export async function eventExists(db: pg.Pool, merchantId: string, evt: string): Promise<boolean> {
+  const res = await db.query('SELECT 1 FROM events WHERE id = $1 AND merchant_id = $2', [evt, merchantId]);
+  return res.rowCount === 1;
+}
+
+export async function listDeliveries(db: pg.Pool, merchantId: string, evt: string): Promise<Record<string, unknown>[]> {
+  const res = await db.query(`
+SELECT d.id, d.status, d.attempts, d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.settings_id,
+  COALESCE((SELECT jsonb_agg(jsonb_build_object('attempt', a.attempt, 'started_at', a.started_at, 'duration_ms', a.duration_ms,
+    'status_code', a.status_code, 'error', a.error) ORDER BY a.attempt) FROM webhook_attempts a WHERE a.delivery_id = d.id), '[]') AS attempts_log
+FROM webhook_deliveries d WHERE d.event_id = $1 AND d.merchant_id = $2 ORDER BY d.created_at`, [evt, merchantId]);
+  return res.rows;
+}

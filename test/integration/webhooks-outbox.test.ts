@@ -1,0 +1,86 @@
+// The outbox: events and deliveries exist exactly when the change that caused them committed; the
+// gateway dispatch path signs and shapes its own envelope.
+import t from 'tap';
+import pg from 'pg';
+import crypto from 'node:crypto';
+import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
+import { createPayment, transition } from '../../src/domain/payment.js';
+import { paymentId } from '../../src/domain/ids.js';
+import { insertPayments, updatePayment } from '../../src/store/payments-repo.js';
+import { insertEventWithDelivery, upsertSettings } from '../../src/store/webhooks-repo.js';
+import { startTestServer } from '../helpers/server.js';
+import { startReceiver } from '../helpers/receiver.js';
+
+const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0' });
+const pool = new pg.Pool({ connectionString: s.srv.databaseUrl, max: 4 });
+t.teardown(() => pool.end());
+const m = await s.merchant();
+await upsertSettings(pool, { merchantId: m.id, api: 'merchant', channelId: null, url: 'https://hooks.example/h', events: null });
+
+const fresh = () => createPayment(
+  { amount: 700, currency: 'AZN', orderId: null, description: null, metadata: {}, method: null, customer: {}, returnUrl: null, locale: null, source: 'api' },
+  { id: paymentId(Date.now()), merchantId: m.id, livemode: false, fees: { feeBps: 0, feeFixed: 0 }, windowSeconds: 60, requestId: 'req_x', idempotencyKey: null, requestHash: null },
+  Date.now());
+const count = async (table: string, where: string, v: unknown[]) => (await pool.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`, v)).rows[0].n;
+
+t.test('a committed transition writes its event and one delivery per subscribed endpoint', async (t) => {
+  const p = fresh();
+  await insertPayments(pool, [p]);
+  const r = transition(p, { type: 'expire' }, Date.now());
+  if (!r.ok) throw new Error(r.code);
+  t.equal(await updatePayment(pool, r.state, p.version, r.events), 1);
+  t.equal(await count('events', "aggregate_id = $1 AND type = 'payment.expired'", [p.id]), 1);
+  t.equal(await count('webhook_deliveries d JOIN events e ON e.id = d.event_id', "e.aggregate_id = $1", [p.id]), 1);
+});
+
+t.test('a version conflict writes nothing', async (t) => {
+  const p = fresh();
+  await insertPayments(pool, [p]);
+  const r = transition(p, { type: 'expire' }, Date.now());
+  if (!r.ok) throw new Error(r.code);
+  t.equal(await updatePayment(pool, r.state, p.version + 5, r.events), null);
+  t.equal(await count('events', "aggregate_id = $1 AND type <> 'payment.created'", [p.id]), 0);
+  t.equal(await count('webhook_deliveries d JOIN events e ON e.id = d.event_id', 'e.aggregate_id = $1', [p.id]), 0);
+});
+
+t.test('a transaction rolled back after the change leaves no event and no delivery', async (t) => {
+  const p = fresh();
+  await insertPayments(pool, [p]);
+  const r = transition(p, { type: 'expire' }, Date.now());
+  if (!r.ok) throw new Error(r.code);
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    // The same statement the actor runs, inside a transaction that then fails.
+    const one = { query: client.query.bind(client) } as unknown as pg.Pool;
+    t.equal(await updatePayment(one, r.state, p.version, r.events), 1);
+    await client.query('SELECT 1/0').catch(() => {});
+    await client.query('ROLLBACK');
+  } finally { client.release(); }
+  t.equal((await pool.query('SELECT status FROM payments WHERE id = $1', [p.id])).rows[0].status, 'pending');
+  t.equal(await count('events', "aggregate_id = $1 AND type = 'payment.expired'", [p.id]), 0);
+  t.equal(await count('webhook_deliveries d JOIN events e ON e.id = d.event_id', 'e.aggregate_id = $1', [p.id]), 0);
+});
+
+t.test('gateway path: flat envelope, timestamped sha256 signature, delivery header', async (t) => {
+  const rx = await startReceiver();
+  t.teardown(() => rx.close());
+  const { settings } = await upsertSettings(pool, { merchantId: m.id, api: 'gateway', channelId: null, url: rx.url, events: null });
+  const data = { payment_id: 'cs_test_1', amount: 4900, currency: 'RUB', status: 'succeeded', channel_id: 'ch_1', channel_code: 'web' };
+  const { eventId, deliveryId } = await insertEventWithDelivery(pool, { merchantId: m.id, livemode: false, api: 'gateway', type: 'payment.succeeded', aggregateId: 'cs_test_1', data, settingsId: settings.id, now: Date.now() });
+  const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 1000, leaseMs: 5000, pollMs: 1000, maxInflight: 4, perEndpoint: 2 });
+  await d.runOnce(deliveryId);
+  t.equal(rx.received.length, 1);
+  const rec = rx.received[0];
+  const body = JSON.parse(rec.body);
+  t.same(Object.keys(body), ['id', 'type', 'livemode', 'created_at', 'data']);
+  t.same(body.data, data);
+  t.equal(body.id, eventId);
+  t.equal(rec.headers['x-svc-delivery'], deliveryId);
+  t.equal(rec.headers['x-svc-event'], 'payment.succeeded');
+  t.equal(rec.headers['x-svc-event-id'], eventId);
+  t.equal(rec.headers['x-svc-attempt'], '1');
+  const ts = String(rec.headers['x-svc-timestamp']);
+  const expected = crypto.createHmac('sha256', settings.secret).update(`${ts}.${rec.body}`).digest('hex');
+  t.equal(rec.headers['x-svc-signature'], `sha256=${expected}`);
+});

@@ -1,0 +1,128 @@
+// The retry schedule against a real receiver, with a controllable clock: 500, time-out, 302, 429
+// with Retry-After, 410, exhaustion into undelivered, and resend of an undelivered event.
+import t from 'tap';
+import pg from 'pg';
+import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
+import { insertEventWithDelivery, resendEvent, upsertSettings } from '../../src/store/webhooks-repo.js';
+import { startTestServer } from '../helpers/server.js';
+import { startReceiver, type Script } from '../helpers/receiver.js';
+
+// A server for its database only: its own dispatch loops are off, the test drives one by hand.
+const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0' });
+const pool = new pg.Pool({ connectionString: s.srv.databaseUrl, max: 4 });
+t.teardown(() => pool.end());
+
+let clock = Date.UTC(2026, 10, 21, 12, 0, 0);
+const MIN = 60_000;
+
+async function setup(script: Script) {
+  const rx = await startReceiver(script);
+  const m = await s.merchant();
+  const { settings } = await upsertSettings(pool, { merchantId: m.id, api: 'merchant', channelId: null, url: rx.url, events: null });
+  const { eventId, deliveryId } = await insertEventWithDelivery(pool, {
+    merchantId: m.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: settings.id, data: { object: 'test' }, settingsId: settings.id, now: clock,
+  });
+  const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 300, leaseMs: 5000, pollMs: 1000, maxInflight: 8, perEndpoint: 2, now: () => clock, random: () => 0.5 });
+  return { rx, m, eventId, deliveryId, d };
+}
+const row = async (id: string) => (await pool.query('SELECT * FROM webhook_deliveries WHERE id = $1', [id])).rows[0];
+const attempts = async (id: string) => (await pool.query('SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt', [id])).rows;
+
+t.test('500, time-out and 302 are failures retried on the merchant schedule, then undelivered', async (t) => {
+  const plan: Record<number, { status: number; headers?: Record<string, string>; delayMs?: number }> = {
+    1: { status: 500 }, 2: { status: 200, delayMs: 1000 }, 3: { status: 302, headers: { location: 'http://127.0.0.1:1/elsewhere' } },
+  };
+  const { rx, eventId, deliveryId, d } = await setup((_r, n) => plan[n] ?? { status: 500 });
+  t.teardown(() => rx.close());
+  const delays = [1, 5, 30, 120, 360, 720, 1440].map((x) => x * MIN);
+  for (let attempt = 1; attempt <= 8; attempt++) {
+    t.equal(await d.runOnce(deliveryId), 1, `attempt ${attempt} runs when due`);
+    t.equal(await d.runOnce(deliveryId), 0, 'nothing more is due yet');
+    const r = await row(deliveryId);
+    t.equal(r.attempts, attempt);
+    if (attempt < 8) {
+      t.equal(r.status, 'pending');
+      t.equal(r.next_attempt_at.getTime(), clock + delays[attempt - 1], `retry ${attempt} after ${delays[attempt - 1] / MIN} min`);
+      clock += delays[attempt - 1] - 1000;
+      t.equal(await d.runOnce(deliveryId), 0, 'not a second early');
+      clock += 1000;
+    } else {
+      t.equal(r.status, 'undelivered');
+    }
+  }
+  const log = await attempts(deliveryId);
+  t.equal(log.length, 8);
+  t.equal(log[0].status_code, 500);
+  t.equal(log[1].status_code, null);
+  t.match(log[1].error, /timeout/);
+  t.equal(log[2].status_code, 302);
+  t.equal(log[2].error, 'redirect_not_followed');
+  await new Promise((r) => setTimeout(r, 1100)); // let the slow answer of attempt 2 finish
+  t.ok(rx.received.every((r) => r.path === '/hooks'), 'the redirect was not followed');
+  t.equal(rx.received.length, 8, 'every attempt reached the receiver once');
+  t.equal(new Set(rx.received.map((r) => r.headers['x-svc-event-id'])).size, 1, 'same event id on every attempt');
+  t.same(rx.received.map((r) => r.headers['x-svc-attempt']), ['1', '2', '3', '4', '5', '6', '7', '8']);
+  t.equal(new Set(rx.received.map((r) => r.headers['x-svc-signature'])).size, 8, 'fresh timestamp and signature per attempt');
+
+  // Resend of the undelivered event: a new delivery of the same event, delivered now.
+  rx.script = () => ({ status: 200 });
+  const m = (await pool.query('SELECT merchant_id FROM events WHERE id = $1', [eventId])).rows[0].merchant_id;
+  const ids = await resendEvent(pool, m, eventId, clock);
+  t.equal(ids.length, 1);
+  t.equal(await d.runOnce(ids[0]), 1);
+  t.equal((await row(ids[0])).status, 'succeeded');
+  t.equal(rx.received.at(-1)!.headers['x-svc-event-id'], eventId);
+});
+
+t.test('429 with Retry-After later than the schedule is honoured', async (t) => {
+  const { rx, deliveryId, d } = await setup(() => ({ status: 429, headers: { 'retry-after': '900' } }));
+  t.teardown(() => rx.close());
+  await d.runOnce(deliveryId);
+  t.equal((await row(deliveryId)).next_attempt_at.getTime(), clock + 900_000);
+  rx.script = () => ({ status: 503, headers: { 'retry-after': '2' } });
+  clock += 900_000;
+  await d.runOnce(deliveryId);
+  t.equal((await row(deliveryId)).next_attempt_at.getTime(), clock + 5 * MIN, 'a shorter Retry-After does not shorten the schedule');
+});
+
+t.test('410 Gone stops retrying', async (t) => {
+  const { rx, deliveryId, d } = await setup(() => ({ status: 410 }));
+  t.teardown(() => rx.close());
+  await d.runOnce(deliveryId);
+  t.equal((await row(deliveryId)).status, 'gone');
+  clock += 48 * 3600_000;
+  t.equal(await d.runOnce(deliveryId), 0);
+  t.equal(rx.received.length, 1);
+});
+
+t.test('a lease that ran out (the process died mid-attempt) is taken over', async (t) => {
+  const { rx, deliveryId, d } = await setup(() => ({ status: 200 }));
+  t.teardown(() => rx.close());
+  await pool.query("UPDATE webhook_deliveries SET status = 'delivering', attempts = 1, lease_until = $2 WHERE id = $1", [deliveryId, new Date(clock + 5000)]);
+  t.equal(await d.runOnce(deliveryId), 0, 'leased elsewhere');
+  clock += 6000;
+  t.equal(await d.runOnce(deliveryId), 1);
+  const r = await row(deliveryId);
+  t.equal(r.status, 'succeeded');
+  t.equal(r.attempts, 2);
+  t.equal(rx.received[0].headers['x-svc-attempt'], '2');
+});
+
+t.test('one slow endpoint does not hold up another merchant', async (t) => {
+  const slow = await setup(() => ({ status: 200, delayMs: 250 }));
+  const fast = await setup(() => ({ status: 200 }));
+  t.teardown(() => Promise.all([slow.rx.close(), fast.rx.close()]));
+  for (let i = 0; i < 6; i++) {
+    const st = (await pool.query("SELECT id FROM webhook_settings WHERE merchant_id = $1", [slow.m.id])).rows[0].id;
+    await insertEventWithDelivery(pool, { merchantId: slow.m.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: 'x', data: {}, settingsId: st, now: clock });
+  }
+  const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 2000, leaseMs: 5000, pollMs: 1000, maxInflight: 8, perEndpoint: 2, now: () => clock });
+  await d.tick();
+  await d.tick();
+  await fast.rx.waitFor(1, 2000);
+  t.equal(fast.rx.received.length, 1, 'the fast endpoint got its event while the slow one was busy');
+  t.ok(slow.rx.received.length <= 2, 'at most 2 in flight per endpoint');
+  await d.idle();
+  while (await d.runOnce() > 0) { /* drain */ }
+  t.equal(slow.rx.received.length, 7);
+});
