@@ -3,14 +3,13 @@
 // merchant API at once; usage mistakes exit 2, API errors exit 1 with the code on stderr.
 import t from 'tap';
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
+import { PG_URL, freshDatabase } from '../helpers/env.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 const ADMIN = 'test-admin';
@@ -28,28 +27,8 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
   });
 }
 
-/** A fresh database on the DATABASE_URL server, or null to let the server run its embedded Postgres. */
-async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> } | null> {
-  const base = process.env.DATABASE_URL;
-  if (!base) return null;
-  const name = `cli_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  try { await admin.query(`CREATE DATABASE ${name}`); } finally { await admin.end(); }
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: base });
-      await c.connect();
-      try { await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); } finally { await c.end(); }
-    },
-  };
-}
-
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-cli-'));
-const database = await freshDatabase();
+const database = PG_URL ? await freshDatabase('cli') : null;
 const srv = await startServer(loadConfig({
   PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WORKERS: '1', ADMIN_TOKEN: ADMIN, DEMO_MERCHANT: '0',
   DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}),
