@@ -2,14 +2,17 @@
 // A failed command travels as data (ApiFailure), never as a thrown, structured-cloned error.
 import type { ApiFailure } from '../src/errors.js';
 import type { CreateContext, NewPayment, Payment, PaymentCommand } from '../src/domain/payment.js';
+import type { CheckoutState } from '../src/domain/checkout.js';
+import type { CheckoutMessage } from './checkout-actor.js';
 import type { WebhookConfig } from '../src/config.js';
 
 export type Command =
   | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext }
-  | { kind: 'payment.apply'; id: string; command: PaymentCommand };
+  | { kind: 'payment.apply'; id: string; command: PaymentCommand }
+  | CheckoutMessage;
 
 export type Reply =
-  | { ok: true; payment: Payment; replayed: boolean }
+  | { ok: true; payment: Payment; replayed: boolean; checkout?: CheckoutState }
   | { ok: false; failure: ApiFailure };
 
 export interface WorkerStats { shard: number; mailboxDepth: number; actors: number; processed: number }

@@ -8,6 +8,7 @@ import { KeyedMailbox } from './mailbox.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { CreateBatcher } from './create-batcher.js';
 import { handleApply, handleCreate, passivate, type ActorContext } from './payment-actor.js';
+import { handleCheckoutCallback, handleCheckoutComplete, handleCheckoutPay, handleCheckoutSubmit } from './checkout-actor.js';
 import type { Command, FromWorker, Reply, ToWorker, WorkerInit } from './protocol.js';
 
 const IDLE_MS = 30_000;
@@ -17,6 +18,10 @@ async function execute(ctx: ActorContext, cmd: Command): Promise<Reply> {
   switch (cmd.kind) {
     case 'payment.create': return handleCreate(ctx, cmd.input, cmd.ctx);
     case 'payment.apply': return handleApply(ctx, cmd.id, cmd.command);
+    case 'checkout.pay': return handleCheckoutPay(ctx, cmd.id, cmd.card, cmd.summary, cmd.env);
+    case 'checkout.submit': return handleCheckoutSubmit(ctx, cmd.id, cmd.action, cmd.env);
+    case 'checkout.callback': return handleCheckoutCallback(ctx, cmd.id, cmd.ref, cmd.answer, cmd.env);
+    case 'checkout.complete': return handleCheckoutComplete(ctx, cmd.id, cmd.outcome, cmd.failureCode);
   }
 }
 

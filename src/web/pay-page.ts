@@ -1,56 +1,35 @@
-// GET /pay/{id}: the hosted payment page's address. This first version shows the order summary
-// and state; the interactive checkout (methods, card form, 3DS) replaces its body later.
-import { currencyExponent } from '../domain/money.js';
-import type { Payment } from '../domain/payment.js';
-import { findPayment } from '../store/payments-repo.js';
-import { send, type Ctx } from '../http/context.js';
+// GET /pay/{id}: the hosted payment page of a payment (its checkout_url). Server-rendered in the
+// payment's locale (switchable with ?lang=), with the methods of its effective catalog.
+import { PAYMENT_ID_RE } from '../domain/ids.js';
+import type { Ctx } from '../http/context.js';
 import type { Route } from '../http/route.js';
 import type { Services } from '../http/services.js';
+import { effectiveMethods } from '../http/catalog.js';
+import { listSbpMembers } from '../store/catalog-repo.js';
+import { customerKeyOf, listSavedCards, loadCheckout } from '../store/checkout-repo.js';
+import { newNonce, pageLang, sendHtml } from './html.js';
+import { AUTO_RETURN_MS, renderNotFound, renderPayPage } from './pay-view.js';
+import { sandboxRoutes } from './sandbox-pages.js';
 
-const T = {
-  en: { title: 'Payment', amount: 'Amount', status: 'Status', notFound: 'This payment link is not valid.', pending: 'Awaiting payment', succeeded: 'Paid', failed: 'Declined', expired: 'Expired', refunded: 'Refunded', partially_refunded: 'Partially refunded', review: 'Under review' },
-  ru: { title: 'Оплата', amount: 'Сумма', status: 'Статус', notFound: 'Эта ссылка на оплату недействительна.', pending: 'Ожидает оплаты', succeeded: 'Оплачено', failed: 'Отклонено', expired: 'Истёк срок', refunded: 'Возвращено', partially_refunded: 'Частично возвращено', review: 'На проверке' },
-  az: { title: 'Ödəniş', amount: 'Məbləğ', status: 'Status', notFound: 'Bu ödəniş keçidi etibarsızdır.', pending: 'Ödəniş gözlənilir', succeeded: 'Ödənilib', failed: 'Rədd edilib', expired: 'Vaxtı bitib', refunded: 'Qaytarılıb', partially_refunded: 'Qismən qaytarılıb', review: 'Yoxlanılır' },
-} as const;
-
-export const escapeHtml = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-export function formatAmount(amount: number, currency: string): string {
-  const exp = currencyExponent(currency);
-  const major = Math.floor(amount / 10 ** exp);
-  const minor = exp ? `.${String(amount % 10 ** exp).padStart(exp, '0')}` : '';
-  return `${major}${minor} ${currency}`;
-}
-
-/** Security headers of every HTML answer: no inline script, no third-party origins, no framing. */
-export const HTML_HEADERS: [string, string][] = [
-  ['Content-Security-Policy', "default-src 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"],
-  ['X-Content-Type-Options', 'nosniff'],
-  ['Referrer-Policy', 'no-referrer'],
-  ['Cache-Control', 'no-store'],
-  ['X-Frame-Options', 'DENY'],
-];
-
-export function renderPayPage(p: Payment | null, lang: keyof typeof T): string {
-  const t = T[lang];
-  const main = p
-    ? `<h1>${escapeHtml(p.description ?? t.title)}</h1>
-<dl><dt>${t.amount}</dt><dd>${escapeHtml(formatAmount(p.amount, p.currency))}</dd>
-<dt>${t.status}</dt><dd data-status="${p.status}">${t[p.status]}</dd></dl>`
-    : `<h1>${t.notFound}</h1>`;
-  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${t.title}</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:2rem auto;padding:0 1rem;color:#111}dt{color:#555}dd{margin:0 0 .75rem;font-weight:600}</style>
-</head><body><main>${main}</main></body></html>`;
-}
+export { escapeHtml, formatAmount } from './html.js';
 
 async function payPage(ctx: Ctx, s: Services) {
   const id = ctx.params[0];
-  const p = id.length <= 64 ? await findPayment(s.db, id) : null;
-  const lang = (p?.locale ?? ctx.lang) as keyof typeof T;
-  send(ctx, p ? 200 : 404, renderPayPage(p, lang), 'text/html; charset=utf-8', HTML_HEADERS);
+  const nonce = newNonce();
+  const found = PAYMENT_ID_RE.test(id) ? await loadCheckout(s.db, id) : null;
+  if (!found) return sendHtml(ctx, 404, renderNotFound(pageLang(ctx, null), nonce), nonce);
+  const { payment, checkout } = found;
+  const lang = pageLang(ctx, payment.locale);
+  const pending = payment.status === 'pending';
+  const eff = pending ? await effectiveMethods(s, payment) : { methods: [], fallback: false };
+  const has = (m: string) => eff.methods.some((x) => x.method === m);
+  const customer = customerKeyOf(payment);
+  const savedCards = has('recurrent') && customer ? await listSavedCards(s.db, payment.merchantId, payment.livemode, customer) : [];
+  const sbpMembers = has('sbp') ? await listSbpMembers(s.db).catch(() => []) : [];
+  sendHtml(ctx, 200, renderPayPage({ payment, checkout, methods: eff.methods, fallback: eff.fallback, savedCards, sbpMembers, lang, nonce, autoReturnMs: AUTO_RETURN_MS }), nonce);
 }
 
 export const webRoutes: Route[] = [
   { method: 'GET', path: '/pay/:id', api: 'web', auth: 'none', handler: payPage },
+  ...sandboxRoutes,
 ];

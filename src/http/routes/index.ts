@@ -5,6 +5,9 @@ import { internalRoutes } from './internal.js';
 import { systemRoutes } from './system.js';
 import { internalWebhookRoutes } from './internal-webhooks.js';
 import { webRoutes } from '../../web/pay-page.js';
+import { checkoutRoutes } from './checkout.js';
+import { checkoutTestRoutes } from './checkout-test.js';
+import { internalCatalogRoutes } from './internal-catalog.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -12,4 +15,7 @@ export const allRoutes: Route[] = [
   ...systemRoutes,
   ...internalWebhookRoutes,
   ...webRoutes,
+  ...checkoutRoutes,
+  ...checkoutTestRoutes,
+  ...internalCatalogRoutes,
 ];

@@ -1,0 +1,11 @@
+// The live acquirer is not wired in this build: every call is refused with a clearly named error,
+// never a fake success.
+import type { Connector, ConnectorResult } from './types.js';
+
+const refuse = async (): Promise<ConnectorResult> => ({ kind: 'error', code: 'connector_not_configured' });
+
+export const liveConnector: Connector = {
+  name: 'live',
+  authorizeCard: refuse, completeChallenge: refuse, startSbp: refuse, startWallet: refuse,
+  chargeWalletToken: refuse, chargeSaved: refuse, resolveExternal: refuse,
+};

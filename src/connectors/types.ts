@@ -1,0 +1,44 @@
+// The acquirer side behind one interface. A connector only translates: it turns a request of the
+// core into the acquirer's terms and the acquirer's answer into one of these results. The core
+// (the payment's actor) decides when to call, records the outcome and owns any retry.
+import type { CheckedCard } from '../domain/card.js';
+import type { RedirectWallet } from '../domain/methods.js';
+import type { FailureCode } from '../domain/payment.js';
+
+export interface ConnectorRequest {
+  paymentId: string;
+  amount: number;
+  currency: string;
+  livemode: boolean;
+  /** Public base URL of this service: sandbox pages live under it. */
+  baseUrl: string;
+}
+
+/** Refusals of the connector itself (not a decision of the card's bank). */
+export type ConnectorErrorCode = 'connector_not_configured' | 'test_card_in_live_mode';
+
+export type ConnectorResult =
+  | { kind: 'succeeded'; ref: string; country: string | null; token: string | null }
+  | { kind: 'failed'; ref: string; code: FailureCode }
+  | { kind: 'three_ds'; ref: string; acsUrl: string; creq: string; country: string | null; token: string | null }
+  | { kind: 'qr'; ref: string; payload: string; deeplink: string }
+  | { kind: 'redirect'; ref: string; url: string }
+  | { kind: 'error'; code: ConnectorErrorCode };
+
+export interface Connector {
+  readonly name: string;
+  /** Authorises a card payment: settles, or asks for a 3-D Secure challenge. */
+  authorizeCard(r: ConnectorRequest, card: CheckedCard): Promise<ConnectorResult>;
+  /** The result of the challenge (`cres` Y = passed, N = failed) for the attempt `ref`. */
+  completeChallenge(r: ConnectorRequest, ref: string, cres: 'Y' | 'N'): Promise<ConnectorResult>;
+  /** Starts an SBP payment: a QR payload and a deeplink, optionally for a chosen bank. */
+  startSbp(r: ConnectorRequest, memberId: string | null): Promise<ConnectorResult>;
+  /** Starts a wallet payment that continues on the wallet's page. */
+  startWallet(r: ConnectorRequest, wallet: RedirectWallet, phone: string | null): Promise<ConnectorResult>;
+  /** Charges a device-wallet token (Apple Pay, Google Pay). */
+  chargeWalletToken(r: ConnectorRequest, token: string): Promise<ConnectorResult>;
+  /** Charges a card saved on an earlier payment (merchant-initiated, no challenge). */
+  chargeSaved(r: ConnectorRequest, token: string): Promise<ConnectorResult>;
+  /** The answer of the bank or wallet page for the attempt `ref`. */
+  resolveExternal(r: ConnectorRequest, ref: string, decision: 'approve' | 'decline'): Promise<ConnectorResult>;
+}

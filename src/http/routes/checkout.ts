@@ -1,0 +1,129 @@
+// Public checkout endpoints of the gateway API (no auth). A merchant API payment's id is its
+// session id here. Every change goes to the payment's actor; these handlers validate, check the
+// catalog and the SBP whitelist, and render.
+import { PayRequest, PAY_FIELD_CODES, SubmitMethodRequest, SUBMIT_FIELD_CODES } from '../../api/checkout.js';
+import { checkoutStatusView, effectiveMethodView, submitView } from '../../api/checkout-view.js';
+import { compile, dropNulls } from '../../api/validate.js';
+import { cardSummary, checkCard } from '../../domain/card.js';
+import { PAYMENT_ID_RE } from '../../domain/ids.js';
+import type { MethodCode } from '../../domain/methods.js';
+import { fail } from '../../errors.js';
+import type { SubmitAction } from '../../../actors/checkout-actor.js';
+import { isActiveSbpMember, listSbpMembers } from '../../store/catalog-repo.js';
+import { loadCheckout, type PaymentWithCheckout } from '../../store/checkout-repo.js';
+import { effectiveMethods } from '../catalog.js';
+import type { Ctx } from '../context.js';
+import { sendFailure, sendJson } from '../reply.js';
+import type { Route } from '../route.js';
+import type { Services } from '../services.js';
+
+const validateSubmit = compile(SubmitMethodRequest, SUBMIT_FIELD_CODES);
+const validatePay = compile(PayRequest, PAY_FIELD_CODES);
+
+/** The payment behind a session id, or the 404 already sent. */
+async function sessionOf(ctx: Ctx, s: Services): Promise<PaymentWithCheckout | null> {
+  const id = ctx.params[0];
+  const found = PAYMENT_ID_RE.test(id) ? await loadCheckout(s.db, id) : null;
+  if (!found) { sendFailure(ctx, fail('payment_not_found', 'id')); return null; }
+  return found;
+}
+
+/** 409 when finished, 422 when the method is not on the payment's effective list; else true. */
+async function payable(ctx: Ctx, s: Services, found: PaymentWithCheckout, method: MethodCode): Promise<boolean> {
+  if (found.payment.status !== 'pending') { sendFailure(ctx, fail('checkout_closed')); return false; }
+  const eff = await effectiveMethods(s, found.payment);
+  if (!eff.methods.some((m) => m.method === method)) { sendFailure(ctx, fail('method_not_available', 'method_code', method)); return false; }
+  return true;
+}
+
+async function methods(ctx: Ctx, s: Services) {
+  const found = await sessionOf(ctx, s);
+  if (!found) return;
+  const eff = await effectiveMethods(s, found.payment);
+  sendJson(ctx, 200, { methods: eff.methods.map(effectiveMethodView), fallback: eff.fallback, request_id: ctx.requestId });
+}
+
+async function status(ctx: Ctx, s: Services) {
+  const found = await sessionOf(ctx, s);
+  if (!found) return;
+  sendJson(ctx, 200, checkoutStatusView(found.payment, found.checkout, ctx.requestId));
+}
+
+async function submit(ctx: Ctx, s: Services, raw: unknown) {
+  const v = validateSubmit(dropNulls(raw));
+  if (!v.ok) return sendFailure(ctx, v.failure);
+  const b = v.value;
+  if (b.method_code === 'card') return sendFailure(ctx, fail('method_not_available', 'method_code', 'card is paid through /checkout/{id}/pay'));
+  const found = await sessionOf(ctx, s);
+  if (!found || !(await payable(ctx, s, found, b.method_code))) return;
+  let action: SubmitAction;
+  switch (b.method_code) {
+    case 'sbp': {
+      // Every non-empty member id is checked against the active whitelist before any acquirer call.
+      const given: [string, string | undefined][] = [['member_id', b.member_id], ['payload.extra.memberId', b.payload?.extra?.memberId], ['payload.extra.bank_id', b.payload?.extra?.bank_id]];
+      let memberId: string | null = null;
+      for (const [param, value] of given) {
+        if (!value) continue;
+        if (!(await isActiveSbpMember(s.db, value))) return sendFailure(ctx, fail('sbp_member_unknown', param));
+        memberId ??= value;
+      }
+      action = { method: 'sbp', memberId };
+      break;
+    }
+    case 'sberpay': case 'tpay': case 'yoomoney':
+      action = { method: b.method_code, phone: b.phone ?? null };
+      break;
+    case 'apple_pay': case 'google_pay': {
+      const token = b.payment_token ?? (b.payment_data ? JSON.stringify(b.payment_data) : null);
+      if (!token) return sendFailure(ctx, fail('payment_token_invalid', 'payment_token'));
+      action = { method: b.method_code, token };
+      break;
+    }
+    case 'recurrent':
+      if (!b.saved_payment_method_id) return sendFailure(ctx, fail('parameter_missing', 'saved_payment_method_id'));
+      action = { method: 'recurrent', savedId: b.saved_payment_method_id };
+      break;
+  }
+  const reply = await s.dispatcher.send({ kind: 'checkout.submit', id: found.payment.id, action, env: { baseUrl: s.config.publicBaseUrl } });
+  if (!reply.ok) return sendFailure(ctx, reply.failure);
+  s.log.info({ requestId: ctx.requestId, paymentId: reply.payment.id, method: b.method_code, status: reply.payment.status }, 'checkout method submitted');
+  sendJson(ctx, 200, submitView(reply.payment, reply.checkout!, ctx.requestId));
+}
+
+async function pay(ctx: Ctx, s: Services, raw: unknown) {
+  const v = validatePay(dropNulls(raw));
+  if (!v.ok) return sendFailure(ctx, v.failure);
+  const checked = checkCard(v.value, Date.now());
+  if (!checked.ok) return sendFailure(ctx, fail(checked.code, checked.param));
+  const found = await sessionOf(ctx, s);
+  if (!found || !(await payable(ctx, s, found, 'card'))) return;
+  const summary = cardSummary(checked.card, s.config.cardFingerprintKey, null);
+  const reply = await s.dispatcher.send({ kind: 'checkout.pay', id: found.payment.id, card: checked.card, summary, env: { baseUrl: s.config.publicBaseUrl } });
+  if (!reply.ok) return sendFailure(ctx, reply.failure);
+  s.log.info({ requestId: ctx.requestId, paymentId: reply.payment.id, method: 'card', brand: summary.brand, last4: summary.last4, status: reply.payment.status }, 'checkout card payment');
+  sendJson(ctx, 200, submitView(reply.payment, reply.checkout!, ctx.requestId));
+}
+
+async function sbpMembers(ctx: Ctx, s: Services) {
+  const found = await sessionOf(ctx, s);
+  if (!found) return;
+  const supported = found.payment.currency === 'RUB';
+  const limit = Number(new URLSearchParams(ctx.query).get('limit') ?? '');
+  let data = supported ? await listSbpMembers(s.db).catch(() => []) : [];
+  if (Number.isInteger(limit) && limit > 0) data = data.slice(0, limit);
+  sendJson(ctx, 200, { data, count: data.length, currency_supported: supported, request_id: ctx.requestId });
+}
+
+async function allSbpMembers(ctx: Ctx, s: Services) {
+  const data = await listSbpMembers(s.db).catch(() => []);
+  sendJson(ctx, 200, { data, count: data.length, request_id: ctx.requestId });
+}
+
+export const checkoutRoutes: Route[] = [
+  { method: 'GET', path: '/checkout/:id/methods', api: 'gateway', auth: 'none', handler: methods },
+  { method: 'GET', path: '/checkout/:id/status', api: 'gateway', auth: 'none', handler: status },
+  { method: 'POST', path: '/checkout/:id/submit-method', api: 'gateway', auth: 'none', body: true, handler: submit },
+  { method: 'POST', path: '/checkout/:id/pay', api: 'gateway', auth: 'none', body: true, handler: pay },
+  { method: 'GET', path: '/checkout/:id/sbp-members', api: 'gateway', auth: 'none', handler: sbpMembers },
+  { method: 'GET', path: '/sbp/members', api: 'gateway', auth: 'none', handler: allSbpMembers },
+];

@@ -1,0 +1,54 @@
+// Helpers shared by the hosted pages: escaping, amounts, the security headers of every HTML answer
+// (a strict CSP whose only inline script and style carry a per-answer nonce), and sending.
+import { randomBytes } from 'node:crypto';
+import { currencyExponent } from '../domain/money.js';
+import { send, type Ctx } from '../http/context.js';
+import { isPageLang, type PageLang } from './i18n.js';
+
+export const escapeHtml = (s: string): string =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** JSON safe to place inside a <script type="application/json"> element. */
+export const jsonForHtml = (v: unknown): string => JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+
+export function formatAmount(amount: number, currency: string): string {
+  const exp = currencyExponent(currency);
+  const major = Math.floor(amount / 10 ** exp);
+  const minor = exp ? `.${String(amount % 10 ** exp).padStart(exp, '0')}` : '';
+  return `${major}${minor} ${currency}`;
+}
+
+export const newNonce = (): string => randomBytes(16).toString('base64');
+
+/** No third-party origin, no inline code without the nonce, no framing, no caching. */
+export function htmlHeaders(nonce: string): [string, string][] {
+  return [
+    ['Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`],
+    ['X-Content-Type-Options', 'nosniff'],
+    ['Referrer-Policy', 'no-referrer'],
+    ['Cache-Control', 'no-store'],
+    ['X-Frame-Options', 'DENY'],
+  ];
+}
+
+export function sendHtml(ctx: Ctx, status: number, html: string, nonce: string): void {
+  send(ctx, status, html, 'text/html; charset=utf-8', htmlHeaders(nonce));
+}
+
+export function redirect(ctx: Ctx, location: string): void {
+  send(ctx, 302, '', 'text/plain; charset=utf-8', [['Location', location], ['Cache-Control', 'no-store']]);
+}
+
+/** The page skeleton: one nonce'd style element; scripts are added by the caller with the same nonce. */
+export function layout(lang: string, title: string, nonce: string, css: string, body: string): string {
+  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${css}</style></head><body>${body}</body></html>`;
+}
+
+/** The page language: ?lang= first, then the payment's locale, then Accept-Language. */
+export function pageLang(ctx: Ctx, locale: string | null): PageLang {
+  const asked = new URLSearchParams(ctx.query).get('lang');
+  if (isPageLang(asked)) return asked;
+  if (isPageLang(locale)) return locale;
+  return ctx.lang;
+}

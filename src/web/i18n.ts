@@ -1,0 +1,82 @@
+// Every text of the hosted pages in en, ru and az.
+import type { FailureCode } from '../domain/payment.js';
+import type { MethodCode } from '../domain/methods.js';
+
+export type PageLang = 'en' | 'ru' | 'az';
+export const PAGE_LANGS: PageLang[] = ['en', 'ru', 'az'];
+export const isPageLang = (v: unknown): v is PageLang => v === 'en' || v === 'ru' || v === 'az';
+
+const en = {
+  title: 'Payment', pay: 'Pay', methods: 'Payment method', language: 'Language', order: 'Order',
+  cardNumber: 'Card number', expiry: 'Expiry (MM/YY)', cvc: 'CVC', holder: 'Cardholder name (optional)',
+  showQr: 'Show QR code', scan: 'Scan the QR code with your bank app, or choose your bank:', qrAlt: 'SBP QR code',
+  phone: 'Phone number (+7…)', continueTo: 'Continue to', walletConfirm: 'Confirm the payment in the wallet window.',
+  approve: 'Approve', decline: 'Decline', cancel: 'Cancel', savedCards: 'Your saved cards', noSaved: 'You have no saved cards for this store.',
+  waiting: 'Waiting for confirmation…', processing: 'Processing…', threeDs: 'Continue to 3-D Secure', toWallet: 'Continue to the wallet',
+  succeeded: 'Payment successful', failed: 'Payment declined', expired: 'Payment time is over', closed: 'This payment is closed',
+  paidWith: 'Paid with', returnNow: 'Return to the store', returnIn: 'You will be returned to the store in a few seconds.',
+  noMethods: 'No payment method is available for this payment.', fallback: 'Only card payment is available right now.',
+  error: 'Something went wrong. Please try again.', notFound: 'This payment link is not valid.', testMode: 'Test mode: no real money is charged.',
+  acsTitle: '3-D Secure check', acsText: 'Sandbox bank: confirm this card payment.', pass: 'Pass the check', fail: 'Fail the check',
+  bankTitle: 'Bank app', bankText: 'Sandbox bank: confirm the SBP payment.', walletTitle: 'Wallet', walletText: 'Sandbox wallet: confirm the payment.',
+  sandbox: 'Sandbox', amount: 'Amount',
+};
+type Texts = typeof en;
+
+const ru: Texts = {
+  title: 'Оплата', pay: 'Оплатить', methods: 'Способ оплаты', language: 'Язык', order: 'Заказ',
+  cardNumber: 'Номер карты', expiry: 'Срок (ММ/ГГ)', cvc: 'CVC', holder: 'Имя держателя (необязательно)',
+  showQr: 'Показать QR-код', scan: 'Отсканируйте QR-код в приложении банка или выберите банк:', qrAlt: 'QR-код СБП',
+  phone: 'Номер телефона (+7…)', continueTo: 'Перейти в', walletConfirm: 'Подтвердите оплату в окне кошелька.',
+  approve: 'Подтвердить', decline: 'Отклонить', cancel: 'Отмена', savedCards: 'Ваши сохранённые карты', noSaved: 'У вас нет сохранённых карт в этом магазине.',
+  waiting: 'Ожидаем подтверждения…', processing: 'Обработка…', threeDs: 'Перейти к 3-D Secure', toWallet: 'Перейти в кошелёк',
+  succeeded: 'Оплата прошла успешно', failed: 'Платёж отклонён', expired: 'Время на оплату истекло', closed: 'Этот платёж закрыт',
+  paidWith: 'Оплачено картой', returnNow: 'Вернуться в магазин', returnIn: 'Через несколько секунд вы вернётесь в магазин.',
+  noMethods: 'Для этого платежа нет доступных способов оплаты.', fallback: 'Сейчас доступна только оплата картой.',
+  error: 'Что-то пошло не так. Попробуйте ещё раз.', notFound: 'Эта ссылка на оплату недействительна.', testMode: 'Тестовый режим: деньги не списываются.',
+  acsTitle: 'Проверка 3-D Secure', acsText: 'Тестовый банк: подтвердите оплату картой.', pass: 'Пройти проверку', fail: 'Не пройти проверку',
+  bankTitle: 'Приложение банка', bankText: 'Тестовый банк: подтвердите платёж по СБП.', walletTitle: 'Кошелёк', walletText: 'Тестовый кошелёк: подтвердите оплату.',
+  sandbox: 'Песочница', amount: 'Сумма',
+};
+
+const az: Texts = {
+  title: 'Ödəniş', pay: 'Ödə', methods: 'Ödəniş üsulu', language: 'Dil', order: 'Sifariş',
+  cardNumber: 'Kart nömrəsi', expiry: 'Müddət (AA/İİ)', cvc: 'CVC', holder: 'Kart sahibinin adı (istəyə görə)',
+  showQr: 'QR kodu göstər', scan: 'QR kodu bank tətbiqi ilə skan edin və ya bankınızı seçin:', qrAlt: 'SBP QR kodu',
+  phone: 'Telefon nömrəsi (+7…)', continueTo: 'Keçid:', walletConfirm: 'Ödənişi pul kisəsi pəncərəsində təsdiqləyin.',
+  approve: 'Təsdiqlə', decline: 'Rədd et', cancel: 'Ləğv et', savedCards: 'Saxlanmış kartlarınız', noSaved: 'Bu mağazada saxlanmış kartınız yoxdur.',
+  waiting: 'Təsdiq gözlənilir…', processing: 'Emal olunur…', threeDs: '3-D Secure-a keçin', toWallet: 'Pul kisəsinə keçin',
+  succeeded: 'Ödəniş uğurla tamamlandı', failed: 'Ödəniş rədd edildi', expired: 'Ödəniş vaxtı bitdi', closed: 'Bu ödəniş bağlanıb',
+  paidWith: 'Ödənilib:', returnNow: 'Mağazaya qayıt', returnIn: 'Bir neçə saniyədən sonra mağazaya qaytarılacaqsınız.',
+  noMethods: 'Bu ödəniş üçün mövcud ödəniş üsulu yoxdur.', fallback: 'Hazırda yalnız kartla ödəniş mümkündür.',
+  error: 'Xəta baş verdi. Yenidən cəhd edin.', notFound: 'Bu ödəniş keçidi etibarsızdır.', testMode: 'Test rejimi: real pul tutulmur.',
+  acsTitle: '3-D Secure yoxlaması', acsText: 'Test bankı: kartla ödənişi təsdiqləyin.', pass: 'Yoxlamadan keç', fail: 'Yoxlamadan keçmə',
+  bankTitle: 'Bank tətbiqi', bankText: 'Test bankı: SBP ödənişini təsdiqləyin.', walletTitle: 'Pul kisəsi', walletText: 'Test pul kisəsi: ödənişi təsdiqləyin.',
+  sandbox: 'Sınaq mühiti', amount: 'Məbləğ',
+};
+
+export const TEXTS: Record<PageLang, Texts> = { en, ru, az };
+
+export const METHOD_NAMES: Record<PageLang, Record<MethodCode, string>> = {
+  en: { card: 'Card', sbp: 'SBP', sberpay: 'SberPay', tpay: 'T-Pay', yoomoney: 'YooMoney', recurrent: 'Saved card', apple_pay: 'Apple Pay', google_pay: 'Google Pay' },
+  ru: { card: 'Карта', sbp: 'СБП', sberpay: 'SberPay', tpay: 'T-Pay', yoomoney: 'ЮMoney', recurrent: 'Сохранённая карта', apple_pay: 'Apple Pay', google_pay: 'Google Pay' },
+  az: { card: 'Kart', sbp: 'SBP', sberpay: 'SberPay', tpay: 'T-Pay', yoomoney: 'YooMoney', recurrent: 'Saxlanmış kart', apple_pay: 'Apple Pay', google_pay: 'Google Pay' },
+};
+
+export const FAILURE_TEXTS: Record<PageLang, Record<FailureCode, string>> = {
+  en: {
+    authentication_failed: 'The 3-D Secure check was not passed.', insufficient_funds: 'There are not enough funds on the card.',
+    card_expired: 'The card has expired.', limit_exceeded: 'The card limit has been exceeded.', card_declined: 'The bank declined the payment.',
+    expired: 'The time to pay has run out.',
+  },
+  ru: {
+    authentication_failed: 'Проверка 3-D Secure не пройдена.', insufficient_funds: 'На карте недостаточно средств.',
+    card_expired: 'Срок действия карты истёк.', limit_exceeded: 'Превышен лимит по карте.', card_declined: 'Банк отклонил платёж.',
+    expired: 'Время на оплату истекло.',
+  },
+  az: {
+    authentication_failed: '3-D Secure yoxlamasından keçilmədi.', insufficient_funds: 'Kartda kifayət qədər vəsait yoxdur.',
+    card_expired: 'Kartın müddəti bitib.', limit_exceeded: 'Kart limiti aşılıb.', card_declined: 'Bank ödənişi rədd etdi.',
+    expired: 'Ödəniş üçün vaxt bitdi.',
+  },
+};

@@ -1,0 +1,126 @@
+// The markup of the hosted payment page: header, language switch, method tabs and their panels,
+// and the outcome screens. Server-rendered; the script only adds behaviour.
+import { nextActionView } from '../api/checkout-view.js';
+import type { EffectiveMethod } from '../domain/catalog.js';
+import type { CheckoutState } from '../domain/checkout.js';
+import type { Payment } from '../domain/payment.js';
+import type { SbpMember } from '../store/catalog-repo.js';
+import { escapeHtml, formatAmount, jsonForHtml, layout } from './html.js';
+import { FAILURE_TEXTS, METHOD_NAMES, PAGE_LANGS, TEXTS, type PageLang } from './i18n.js';
+import { PAY_SCRIPT } from './pay-script.js';
+import { CSS } from './style.js';
+
+export interface PayPageModel {
+  payment: Payment;
+  checkout: CheckoutState;
+  methods: EffectiveMethod[];
+  fallback: boolean;
+  savedCards: { id: string; card: { brand: string; last4: string } }[];
+  sbpMembers: SbpMember[];
+  lang: PageLang;
+  nonce: string;
+  autoReturnMs: number;
+}
+
+export const AUTO_RETURN_MS = 5000;
+
+/** return_url with payment_id and status added (display only: the webhook or a status read is the truth). */
+export function returnLink(p: Payment): string | null {
+  if (!p.returnUrl) return null;
+  try {
+    const u = new URL(p.returnUrl);
+    u.searchParams.set('payment_id', p.id);
+    u.searchParams.set('status', p.status);
+    return u.toString();
+  } catch { return null; }
+}
+
+function langSwitch(id: string, lang: PageLang): string {
+  const t = TEXTS[lang];
+  return `<nav class="langs" aria-label="${t.language}">${PAGE_LANGS.map((l) =>
+    `<a href="/pay/${encodeURIComponent(id)}?lang=${l}" hreflang="${l}" lang="${l}"${l === lang ? ' aria-current="true"' : ''}>${l.toUpperCase()}</a>`).join('')}</nav>`;
+}
+
+function outcome(p: Payment, lang: PageLang): string {
+  const t = TEXTS[lang];
+  const ok = p.status === 'succeeded' || p.status === 'refunded' || p.status === 'partially_refunded';
+  const title = ok ? t.succeeded : p.status === 'failed' ? t.failed : p.status === 'expired' ? t.expired : t.closed;
+  const detail = ok && p.card ? `<p class="muted">${t.paidWith} ${escapeHtml(p.card.brand)} •••• ${escapeHtml(p.card.last4)}</p>`
+    : p.failure ? `<p id="failure" data-code="${p.failure.code}">${escapeHtml(FAILURE_TEXTS[lang][p.failure.code])}</p>` : '';
+  const back = returnLink(p);
+  return `<section class="outcome ${ok ? 'ok' : 'bad'}" id="outcome" data-status="${p.status}" role="status" aria-live="polite">
+<div class="icon" aria-hidden="true">${ok ? '✓' : '✕'}</div><h2>${title}</h2>${detail}
+${back ? `<p class="muted">${t.returnIn}</p><a class="primary" id="return" href="${escapeHtml(back)}">${t.returnNow}</a>` : ''}</section>`;
+}
+
+function panel(m: EffectiveMethod, model: PayPageModel, first: boolean): string {
+  const t = TEXTS[model.lang];
+  const name = METHOD_NAMES[model.lang][m.method];
+  const amount = formatAmount(model.payment.amount, model.payment.currency);
+  const head = `<div role="tabpanel" id="panel-${m.method}" aria-labelledby="tab-${m.method}"${first ? '' : ' hidden'}>`;
+  switch (m.method) {
+    case 'card':
+      return `${head}<form id="card-form" novalidate autocomplete="on">
+<label for="cc-number">${t.cardNumber}</label><input id="cc-number" name="number" inputmode="numeric" autocomplete="cc-number" maxlength="23" required>
+<div class="row"><div><label for="cc-exp">${t.expiry}</label><input id="cc-exp" name="exp" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/YY" maxlength="7" required></div>
+<div><label for="cc-cvc">${t.cvc}</label><input id="cc-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required></div></div>
+<label for="cc-holder">${t.holder}</label><input id="cc-holder" name="holder" autocomplete="cc-name" maxlength="100">
+<button class="primary" type="submit" id="pay-card">${t.pay} ${amount}</button></form></div>`;
+    case 'sbp':
+      return `${head}<form data-method="sbp"><button class="primary" type="submit" id="sbp-start">${t.showQr}</button></form>
+<div id="sbp-qr" hidden><p>${t.scan}</p><img id="qr-img" class="qr" alt="${t.qrAlt}">
+<ul class="banks" id="banks">${model.sbpMembers.map((b) => `<li><a data-member="${b.member_id}" href="#">${escapeHtml(b.name[model.lang])}</a></li>`).join('')}</ul></div></div>`;
+    case 'sberpay': case 'tpay': case 'yoomoney':
+      return `${head}<form data-method="${m.method}">${m.method === 'yoomoney' ? '' : `<label for="phone-${m.method}">${t.phone}</label><input id="phone-${m.method}" name="phone" type="tel" autocomplete="tel" placeholder="+79001234567" maxlength="16">`}
+<button class="primary" type="submit" id="go-${m.method}">${t.continueTo} ${name}</button></form></div>`;
+    case 'recurrent':
+      return `${head}<form data-method="recurrent" class="saved"><p class="muted">${t.savedCards}</p>${model.savedCards.length
+        ? model.savedCards.map((c, i) => `<label><input type="radio" name="saved" value="${escapeHtml(c.id)}"${i === 0 ? ' checked' : ''}>${escapeHtml(c.card.brand)} •••• ${escapeHtml(c.card.last4)}</label>`).join('')
+        : `<p>${t.noSaved}</p>`}
+${model.savedCards.length ? `<button class="primary" type="submit" id="pay-saved">${t.pay} ${amount}</button>` : ''}</form></div>`;
+    case 'apple_pay': case 'google_pay':
+      return `${head}<form data-method="${m.method}" data-name="${name}"><button class="primary" type="submit" id="go-${m.method}">${name}</button></form></div>`;
+  }
+}
+
+function checkoutBody(model: PayPageModel): string {
+  const t = TEXTS[model.lang];
+  const { methods, checkout } = model;
+  if (methods.length === 0) return `<p role="alert">${t.noMethods}</p>`;
+  const selected = methods.find((m) => m.method === checkout.method) ?? methods[0];
+  const tabs = `<div role="tablist" aria-label="${t.methods}">${methods.map((m) => {
+    const on = m === selected;
+    return `<button role="tab" type="button" id="tab-${m.method}" aria-controls="panel-${m.method}" aria-selected="${on}" tabindex="${on ? 0 : -1}">${METHOD_NAMES[model.lang][m.method]}</button>`;
+  }).join('')}</div>`;
+  const threeDs = checkout.awaiting === 'three_ds' && checkout.nextAction?.type === 'three_ds_challenge'
+    ? `<a class="primary" id="continue-3ds" href="${escapeHtml(`${checkout.nextAction.acs_url}?creq=${encodeURIComponent(checkout.nextAction.creq)}`)}">${t.threeDs}</a>` : '';
+  const wallet = checkout.awaiting === 'wallet' && checkout.nextAction?.type === 'redirect'
+    ? `<a class="primary" id="continue-wallet" href="${escapeHtml(checkout.nextAction.redirect_url)}">${t.toWallet}</a>` : '';
+  return `${model.fallback ? `<p class="muted">${t.fallback}</p>` : ''}${tabs}${methods.map((m) => panel(m, model, m === selected)).join('')}${threeDs}${wallet}
+<p id="error" class="error" role="alert" tabindex="-1" hidden></p>
+<div id="status" class="status" role="status" aria-live="polite" hidden><span class="spinner" aria-hidden="true"></span><span id="status-text"></span></div>
+<dialog id="wallet-dialog" aria-labelledby="wallet-name"><form method="dialog"><h2 id="wallet-name"></h2><p>${t.walletConfirm}</p><p class="muted">${t.sandbox}</p>
+<button class="primary" value="approve" id="wallet-approve">${t.approve}</button><button class="secondary" value="decline" id="wallet-decline">${t.decline}</button><button class="secondary" value="cancel">${t.cancel}</button></form></dialog>`;
+}
+
+export function renderPayPage(model: PayPageModel): string {
+  const { payment: p, lang, nonce } = model;
+  const t = TEXTS[lang];
+  const pending = p.status === 'pending';
+  const back = pending ? null : returnLink(p);
+  const data = {
+    id: p.id, lang, t: { waiting: t.waiting, processing: t.processing, error: t.error },
+    awaiting: pending ? model.checkout.awaiting : null, nextAction: pending ? nextActionView(model.checkout.nextAction) : null,
+    returnTo: back, autoReturnMs: model.autoReturnMs,
+  };
+  const body = `<main><div class="top">${p.livemode ? '<span></span>' : `<span class="badge">${t.testMode}</span>`}${langSwitch(p.id, lang)}</div>
+<div class="box"><h1>${escapeHtml(p.description ?? t.title)}</h1>${p.orderId ? `<p class="muted">${t.order} ${escapeHtml(p.orderId)}</p>` : ''}
+<p class="amount" id="amount"><span class="sr">${t.amount}: </span>${escapeHtml(formatAmount(p.amount, p.currency))}</p>
+${pending ? checkoutBody(model) : outcome(p, lang)}</div></main>
+<script type="application/json" id="pe-data">${jsonForHtml(data)}</script><script nonce="${nonce}">${PAY_SCRIPT}</script>`;
+  return layout(lang, `${t.title} · ${formatAmount(p.amount, p.currency)}`, nonce, CSS, body);
+}
+
+export function renderNotFound(lang: PageLang, nonce: string): string {
+  return layout(lang, TEXTS[lang].title, nonce, CSS, `<main><div class="box"><h1>${TEXTS[lang].notFound}</h1></div></main>`);
+}

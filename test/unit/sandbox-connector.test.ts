@@ -1,0 +1,71 @@
+// The sandbox bank: every test card's outcome, 3-D Secure, SBP, wallets, saved cards; live mode
+// refuses test cards, and the live connector is a named not-configured error.
+import t from 'tap';
+import { checkCard } from '../../src/domain/card.js';
+import { sandboxConnector as sbx } from '../../src/connectors/sandbox/connector.js';
+import { liveConnector } from '../../src/connectors/live.js';
+import { connectorFor } from '../../src/connectors/index.js';
+
+const req = { paymentId: 'EXZ-20261121-AAAAAAAAAA', amount: 100, currency: 'RUB', livemode: false, baseUrl: 'http://pay.test' };
+const card = (number: string) => {
+  const r = checkCard({ number, exp_month: '12', exp_year: '2030', cvc: '123' }, Date.UTC(2026, 10, 21));
+  if (!r.ok) throw new Error(r.code);
+  return r.card;
+};
+
+t.test('cards that settle at once', async (t) => {
+  for (const [n, kind, code] of [
+    ['4242424242424242', 'succeeded', null], ['5555555555554444', 'succeeded', null], ['2200000000000004', 'succeeded', null],
+    ['4000000000009995', 'failed', 'insufficient_funds'], ['4000000000000069', 'failed', 'card_expired'],
+    ['4000000000000002', 'failed', 'card_declined'], ['4000000000006975', 'failed', 'limit_exceeded'],
+    ['4111111111111111', 'failed', 'card_declined'],
+  ] as const) {
+    const r = await sbx.authorizeCard(req, card(n));
+    t.equal(r.kind, kind, n);
+    if (r.kind === 'failed') t.equal(r.code, code, n);
+    if (r.kind === 'succeeded') t.match(r.token, /^sbx_tok_/);
+  }
+});
+
+t.test('3-D Secure: 3220 passes or fails with the challenge; 1629 declines after passing', async (t) => {
+  const a = await sbx.authorizeCard(req, card('4000000000003220'));
+  if (a.kind !== 'three_ds') throw new Error(a.kind);
+  t.equal(a.acsUrl, 'http://pay.test/sandbox/3ds/EXZ-20261121-AAAAAAAAAA');
+  t.equal(JSON.parse(Buffer.from(a.creq, 'base64url').toString()).acsTransID, a.ref);
+  t.equal((await sbx.completeChallenge(req, a.ref, 'Y')).kind, 'succeeded');
+  t.match(await sbx.completeChallenge(req, a.ref, 'N'), { kind: 'failed', code: 'authentication_failed' });
+  const b = await sbx.authorizeCard(req, card('4000008400001629'));
+  if (b.kind !== 'three_ds') throw new Error(b.kind);
+  t.match(await sbx.completeChallenge(req, b.ref, 'Y'), { kind: 'failed', code: 'card_declined' });
+  t.match(await sbx.completeChallenge(req, b.ref, 'N'), { kind: 'failed', code: 'authentication_failed' });
+});
+
+t.test('SBP, wallets, device wallets and saved cards', async (t) => {
+  const q = await sbx.startSbp(req, '100000000111');
+  if (q.kind !== 'qr') throw new Error(q.kind);
+  t.match(q.payload, /^http:\/\/pay\.test\/sandbox\/sbp\/EXZ-20261121-AAAAAAAAAA\?ref=sbx_sbp_/);
+  t.match(q.deeplink, /&member=100000000111$/);
+  const w = await sbx.startWallet(req, 'tpay', '+79001234567');
+  if (w.kind !== 'redirect') throw new Error(w.kind);
+  t.match(w.url, /\/sandbox\/wallet\/EXZ-20261121-AAAAAAAAAA\?ref=sbx_tpay_.*&wallet=tpay$/);
+  t.equal((await sbx.resolveExternal(req, w.ref, 'approve')).kind, 'succeeded');
+  t.match(await sbx.resolveExternal(req, w.ref, 'decline'), { kind: 'failed', code: 'card_declined' });
+  t.equal((await sbx.chargeWalletToken(req, 'sandbox_approve')).kind, 'succeeded');
+  t.match(await sbx.chargeWalletToken(req, 'sandbox_decline'), { kind: 'failed', code: 'card_declined' });
+  t.equal((await sbx.chargeSaved(req, 'sbx_tok_abc')).kind, 'succeeded');
+  t.equal((await sbx.chargeSaved(req, 'other')).kind, 'failed');
+});
+
+t.test('live mode: the sandbox refuses test cards; the live connector is not configured', async (t) => {
+  const live = { ...req, livemode: true };
+  for (const n of ['4242424242424242', '4000000000003220', '4000000000000002']) {
+    t.same(await sbx.authorizeCard(live, card(n)), { kind: 'error', code: 'test_card_in_live_mode' }, n);
+  }
+  t.equal(connectorFor(true), liveConnector);
+  t.equal(connectorFor(false), sbx);
+  for (const r of [
+    await liveConnector.authorizeCard(live, card('4242424242424242')), await liveConnector.startSbp(live, null),
+    await liveConnector.startWallet(live, 'sberpay', null), await liveConnector.chargeWalletToken(live, 'x'),
+    await liveConnector.chargeSaved(live, 'x'), await liveConnector.completeChallenge(live, 'x', 'Y'), await liveConnector.resolveExternal(live, 'x', 'approve'),
+  ]) t.same(r, { kind: 'error', code: 'connector_not_configured' });
+});
