@@ -73,11 +73,11 @@ export class WebhookDispatcher {
   }
 
   /** Claims what this thread has room for and starts the attempts; resolves with how many started. */
-  async tick(only?: string): Promise<number> {
+  async tick(only?: string, force = false): Promise<number> {
     const room = this.c.maxInflight - this.inflight;
     if (room <= 0) return 0;
     const claimed = await claimDeliveries(this.c.db, {
-      now: this.now(), limit: Math.min(room, 100), leaseMs: this.c.leaseMs, inflight: this.perEndpoint, perEndpoint: this.c.perEndpoint, only,
+      now: this.now(), limit: Math.min(room, 100), leaseMs: this.c.leaseMs, inflight: this.perEndpoint, perEndpoint: this.c.perEndpoint, only, force,
     });
     for (const d of claimed) {
       const key = d.settings?.id ?? `url:${d.targetUrl ?? d.id}`;
@@ -88,16 +88,21 @@ export class WebhookDispatcher {
         const n = (this.perEndpoint.get(key) ?? 1) - 1;
         if (n === 0) this.perEndpoint.delete(key); else this.perEndpoint.set(key, n);
         this.running.delete(p);
-        if (claimed.length >= Math.min(room, 100)) this.kick(); // there may be more waiting
+        // A slot is free again: look for more at once rather than at the next poll (kicks coalesce,
+        // so a busy stream costs one claim per round, not one per delivery).
+        this.kick();
       });
       this.running.add(p);
     }
     return claimed.length;
   }
 
-  /** Runs one tick and waits for its attempts to finish (tests, the operator's test ping). */
-  async runOnce(only?: string): Promise<number> {
-    const n = await this.tick(only);
+  /**
+   * Runs one tick and waits for its attempts to finish (tests, the operator's test ping). With
+   * `force`, the delivery named by `only` is attempted even before it is due.
+   */
+  async runOnce(only?: string, force = false): Promise<number> {
+    const n = await this.tick(only, force);
     await this.idle();
     return n;
   }

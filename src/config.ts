@@ -91,7 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: int(env, 'WEBHOOK_POLL_MS', 200, 10),
       leaseMs: int(env, 'WEBHOOK_LEASE_MS', 60_000, 1000),
       concurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1),
-      perEndpoint: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1),
+      perEndpoint: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1),
     },
   };
 }

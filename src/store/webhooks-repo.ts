@@ -54,18 +54,23 @@ UPDATE webhook_settings SET previous_secret = secret, previous_expires_at = now(
   return toSettings(res.rows[0]);
 }
 
-/** Writes an event and one delivery to the given settings row, due now (test pings). */
-export async function insertEventWithDelivery(db: pg.Pool, e: { merchantId: string; livemode: boolean; api: string; type: string; aggregateId: string; data: unknown; settingsId: string; now: number }): Promise<{ eventId: string; deliveryId: string }> {
+/**
+ * Writes an event and one delivery to the given settings row, due at `dueAt` (default: now). The
+ * operator's test ping is written due a few seconds ahead and attempted at once by id, so that the
+ * process answering the operator makes the first attempt (another takes over if it cannot).
+ */
+export async function insertEventWithDelivery(db: pg.Pool, e: { merchantId: string; livemode: boolean; api: string; type: string; aggregateId: string; data: unknown; settingsId: string; now: number; dueAt?: number }): Promise<{ eventId: string; deliveryId: string }> {
   const evt = eventId();
   const dlv = prefixedId('dlv', 24);
   const at = new Date(e.now).toISOString();
+  const due = new Date(e.dueAt ?? e.now).toISOString();
   await db.query(`
 WITH ev AS (
   INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
 )
 INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
-SELECT $9, ev.id, $2, $10, $4, 'pending', $8, $8, $8 FROM ev`,
-  [evt, e.merchantId, e.livemode, e.api, e.type, e.aggregateId, JSON.stringify(e.data), at, dlv, e.settingsId]);
+SELECT $9, ev.id, $2, $10, $4, 'pending', $11, $8, $8 FROM ev`,
+  [evt, e.merchantId, e.livemode, e.api, e.type, e.aggregateId, JSON.stringify(e.data), at, dlv, e.settingsId, due]);
   return { eventId: evt, deliveryId: dlv };
 }
 
@@ -92,8 +97,8 @@ export interface ClaimedDelivery {
 const CLAIM_SQL = `
 WITH cand AS (
   SELECT id, settings_id, next_attempt_at FROM webhook_deliveries
-  WHERE ((status = 'pending' AND next_attempt_at <= $2::timestamptz) OR (status = 'delivering' AND lease_until < $2::timestamptz))
-    AND ($5::text IS NULL OR id = $5)
+  WHERE ($5::text IS NULL OR id = $5)
+    AND ((status = 'pending' AND (next_attempt_at <= $2::timestamptz OR $8::boolean)) OR (status = 'delivering' AND lease_until < $2::timestamptz))
   ORDER BY next_attempt_at LIMIT $1 * 4 FOR UPDATE SKIP LOCKED
 ), pick AS (
   SELECT x.id FROM (
@@ -115,10 +120,11 @@ RETURNING d.id, d.event_id, d.merchant_id, d.api, d.attempts, d.target_url,
  * `perEndpoint` in flight per endpoint counting what this process already runs (`inflight`).
  * Safe across threads and processes (SKIP LOCKED).
  */
-export async function claimDeliveries(db: pg.Pool, o: { now: number; limit: number; leaseMs: number; inflight: Map<string, number>; perEndpoint: number; only?: string }): Promise<ClaimedDelivery[]> {
+export async function claimDeliveries(db: pg.Pool, o: { now: number; limit: number; leaseMs: number; inflight: Map<string, number>; perEndpoint: number; only?: string; force?: boolean }): Promise<ClaimedDelivery[]> {
   const res = await db.query({
     name: 'webhook_claim', text: CLAIM_SQL,
-    values: [o.limit, new Date(o.now).toISOString(), o.leaseMs, [...o.inflight.keys()], o.only ?? null, [...o.inflight.values()], o.perEndpoint],
+    values: [o.limit, new Date(o.now).toISOString(), o.leaseMs, [...o.inflight.keys()], o.only ?? null, [...o.inflight.values()], o.perEndpoint,
+      o.only !== undefined && o.force === true],
   });
   return res.rows.map((r) => ({
     id: r.id, eventId: r.event_id, merchantId: r.merchant_id, api: r.api, attempt: r.attempts, targetUrl: r.target_url,

@@ -124,5 +124,6 @@ t.test('one slow endpoint does not hold up another merchant', async (t) => {
   t.ok(slow.rx.received.length <= 2, 'at most 2 in flight per endpoint');
   await d.idle();
   while (await d.runOnce() > 0) { /* drain */ }
+  await slow.rx.waitFor(7, 5000);
   t.equal(slow.rx.received.length, 7);
 });

@@ -74,10 +74,10 @@ async function testPing(ctx: Ctx, s: Services, raw: unknown) {
   const now = Date.now();
   const data = sc.settings.api === 'merchant' ? testPingObject(ctx.params[0]) : { merchant_id: ctx.params[0], message: testPingObject(ctx.params[0]).message };
   const { eventId, deliveryId } = await insertEventWithDelivery(s.db, {
-    merchantId: ctx.params[0], livemode: false, api: sc.settings.api, type: 'test.ping', aggregateId: sc.settings.id, data, settingsId: sc.settings.id, now,
+    merchantId: ctx.params[0], livemode: false, api: sc.settings.api, type: 'test.ping', aggregateId: sc.settings.id, data, settingsId: sc.settings.id, now, dueAt: now + 5000,
   });
   // The first attempt runs now, here, so the operator sees its result; retries follow the schedule.
-  await s.webhooks.runOnce(deliveryId);
+  await s.webhooks.runOnce(deliveryId, true);
   const [delivery] = await listDeliveries(s.db, ctx.params[0], eventId);
   sendJson(ctx, 200, { event_id: eventId, delivery, request_id: ctx.requestId });
 }
