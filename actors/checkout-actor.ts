@@ -12,7 +12,6 @@ import { connectorFor } from '../src/connectors/index.js';
 import type { ConnectorRequest, ConnectorResult } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
 import { customerKeyOf, findSavedCard, loadCheckout, recordSettledCheckout, saveCard, saveCheckout, type PaymentWithCheckout } from '../src/store/checkout-repo.js';
-import { updatePayment } from '../src/store/payments-repo.js';
 import type { ActorContext } from './payment-actor.js';
 import type { Reply } from './protocol.js';
 
@@ -55,7 +54,7 @@ async function apply(ctx: ActorContext, loaded: PaymentWithCheckout, cmd: Checko
     // A move of the payment goes through the payment's own update (outbox events and webhook
     // deliveries in one statement); the checkout column follows, keyed by the version it produced.
     const deliveries = step.payment
-      ? await updatePayment(ctx.db, next, payment.version, events)
+      ? await ctx.updates.submit({ next, expectedVersion: payment.version, events })
       : (await saveCheckout(ctx.db, next, payment.version, step.checkout)) ? 0 : null;
     if (deliveries !== null) {
       ctx.cache.delete(next.id);

@@ -3,13 +3,15 @@
 import type pg from 'pg';
 import { fail } from '../src/errors.js';
 import { createPayment, transition, type Payment, type PaymentCommand, type CreateContext, type NewPayment } from '../src/domain/payment.js';
-import { findPayment, updatePayment } from '../src/store/payments-repo.js';
-import type { CreateBatcher } from './create-batcher.js';
+import { findPayment, type InsertOutcome, type PaymentUpdate } from '../src/store/payments-repo.js';
+import type { GroupWriter } from './group-writer.js';
 import type { Reply } from './protocol.js';
 
 export interface ActorContext {
   db: pg.Pool;
-  creates: CreateBatcher;
+  /** Grouped inserts of new payments, and grouped version-checked updates (null: version conflict). */
+  creates: GroupWriter<Payment, InsertOutcome>;
+  updates: GroupWriter<PaymentUpdate, number | null>;
   /** Called when a committed change queued webhook deliveries (wakes the local dispatcher). */
   onDeliveries?: () => void;
   /** Cached states by id; only a hint: every write is conditional on the row version. */
@@ -21,7 +23,7 @@ const MAX_CONFLICT_RETRIES = 5;
 
 export async function handleCreate(ctx: ActorContext, input: NewPayment, cc: CreateContext): Promise<Reply> {
   const payment = createPayment(input, cc, ctx.now());
-  const out = await ctx.creates.insert(payment);
+  const out = await ctx.creates.submit(payment);
   if (out.kind === 'existing' && out.payment.requestHash !== cc.requestHash) {
     return { ok: false, failure: fail('idempotency_conflict', null) };
   }
@@ -44,7 +46,7 @@ export async function handleApply(ctx: ActorContext, id: string, command: Paymen
       if (fromCache) { fromCache = false; ctx.cache.delete(id); state = await findPayment(ctx.db, id); continue; }
       return { ok: false, failure: fail(result.code, null) };
     }
-    const deliveries = await updatePayment(ctx.db, result.state, state.version, result.events);
+    const deliveries = await ctx.updates.submit({ next: result.state, expectedVersion: state.version, events: result.events });
     if (deliveries !== null) {
       remember(ctx, result.state);
       if (deliveries > 0) ctx.onDeliveries?.();

@@ -6,7 +6,8 @@ import { createPool } from '../src/store/db.js';
 import { fail } from '../src/errors.js';
 import { KeyedMailbox } from './mailbox.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
-import { CreateBatcher } from './create-batcher.js';
+import { GroupWriter } from './group-writer.js';
+import { insertPayments, updatePayments } from '../src/store/payments-repo.js';
 import { handleApply, handleCreate, passivate, type ActorContext } from './payment-actor.js';
 import { handleCheckoutCallback, handleCheckoutComplete, handleCheckoutPay, handleCheckoutSubmit } from './checkout-actor.js';
 import type { Command, FromWorker, Reply, ToWorker, WorkerInit } from './protocol.js';
@@ -27,13 +28,18 @@ async function execute(ctx: ActorContext, cmd: Command): Promise<Reply> {
 
 export default async function runShard({ port, init }: { port: MessagePort; init: WorkerInit }): Promise<string> {
   const db = createPool(init.databaseUrl, init.poolSize);
-  const ctx: ActorContext = { db, creates: new CreateBatcher(db), cache: new Map(), now: Date.now };
+  const ctx: ActorContext = {
+    db, cache: new Map(), now: Date.now,
+    creates: new GroupWriter((ps) => insertPayments(db, ps)),
+    updates: new GroupWriter((us) => updatePayments(db, us)),
+  };
   const mailbox = new KeyedMailbox(init.mailboxLimit);
   let processed = 0;
   const send = (m: FromWorker) => port.postMessage(m);
   const w = init.webhooks;
+  const hooksDb = createPool(init.databaseUrl, 4, true);
   const webhooks = new WebhookDispatcher({
-    db, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
+    db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
     pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint,
   });
   if (w.dispatch) { webhooks.start(); ctx.onDeliveries = () => webhooks.kick(); }
@@ -60,6 +66,7 @@ export default async function runShard({ port, init }: { port: MessagePort; init
         void (async () => {
           await mailbox.idle();
           await webhooks.stop();
+          await hooksDb.end().catch(() => {});
           clearInterval(sweeper);
           await db.end().catch(() => {});
           port.close();

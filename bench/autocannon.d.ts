@@ -17,6 +17,8 @@ declare module 'autocannon' {
       headers?: Record<string, string>;
       body?: string;
       requests?: Request[];
+      /** Requests per second over all connections; each connection sends its share as a burst every second. */
+      overallRate?: number;
     }
     interface Histogram {
       average: number; mean: number; stddev: number; min: number; max: number;

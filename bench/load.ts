@@ -1,5 +1,5 @@
 // Load generation with autocannon: a warm-up run that is thrown away, then the measured run.
-// The running instance is exposed so a signal handler can stop it.
+// The running instances are kept so a signal handler can stop them (two may run at once).
 import autocannon from 'autocannon';
 import { round } from './stats.js';
 
@@ -16,30 +16,30 @@ export interface LoadFigures {
   statusCodes: Record<string, number>;
 }
 
-let current: autocannon.Instance | null = null;
+/** A measured run with its wall-clock window and the 2xx answers of warm-up and measured run together. */
+export interface TimedFigures { figures: LoadFigures; startMs: number; endMs: number; total2xx: number }
+
+const current = new Set<autocannon.Instance>();
 
 export function stopLoad(): void {
-  current?.stop();
+  for (const i of current) i.stop();
 }
 
 function once(opts: autocannon.Options): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
     // autocannon stops itself after `duration`; the extra timer only guards against a hang.
-    const guard = setTimeout(() => current?.stop(), ((opts.duration ?? 10) + 30) * 1000);
-    current = autocannon(opts, (err, res) => {
+    const guard = setTimeout(() => instance.stop(), ((opts.duration ?? 10) + 30) * 1000);
+    const instance = autocannon(opts, (err, res) => {
       clearTimeout(guard);
-      current = null;
+      current.delete(instance);
       if (err) reject(err);
       else resolve(res);
     });
+    current.add(instance);
   });
 }
 
-/** Runs the warm-up (not counted) and then the measured load against url. */
-export async function measure(url: string, requests: autocannon.Request[], p: LoadParams): Promise<LoadFigures> {
-  const base = { url, connections: p.connections, timeout: 10, requests };
-  if (p.warmupSeconds > 0) await once({ ...base, duration: p.warmupSeconds });
-  const r = await once({ ...base, duration: p.seconds });
+function figuresOf(r: autocannon.Result): LoadFigures {
   const statusCodes: Record<string, number> = {};
   for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = Number(v.count);
   return {
@@ -52,4 +52,20 @@ export async function measure(url: string, requests: autocannon.Request[], p: Lo
     timeouts: r.timeouts,
     statusCodes,
   };
+}
+
+/** Warm-up (not counted) and measured run, with extra autocannon options (e.g. overallRate). */
+export async function measureTimed(url: string, requests: autocannon.Request[], p: LoadParams,
+  extra: Partial<autocannon.Options> = {}): Promise<TimedFigures> {
+  const base = { url, connections: p.connections, timeout: 10, requests, ...extra };
+  let total2xx = 0;
+  if (p.warmupSeconds > 0) total2xx += (await once({ ...base, duration: p.warmupSeconds }))['2xx'];
+  const startMs = Date.now();
+  const r = await once({ ...base, duration: p.seconds });
+  return { figures: figuresOf(r), startMs, endMs: Date.now(), total2xx: total2xx + r['2xx'] };
+}
+
+/** Runs the warm-up (not counted) and then the measured load against url. */
+export async function measure(url: string, requests: autocannon.Request[], p: LoadParams): Promise<LoadFigures> {
+  return (await measureTimed(url, requests, p)).figures;
 }

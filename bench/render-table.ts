@@ -4,10 +4,10 @@
 //   <!-- bench:start --> and <!-- bench:end --> is replaced; without it the Markdown is printed.
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { FIGURE_HEADER, TARGET_HEADER, describeSetup, figureRows, targetRows, type BenchResults } from './results.js';
+import { FIGURE_HEADER, TARGET_HEADER, WEBHOOK_HEADER, describeSetup, figureRows, targetRows, webhookRows, type BenchResults } from './results.js';
 
 const START = '<!-- bench:start -->';
-const NUMERIC = new Set(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'WORKERS', 'value']);
+const NUMERIC = new Set(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'WORKERS', 'value', ...WEBHOOK_HEADER]);
 const END = '<!-- bench:end -->';
 
 function markdownTable(header: string[], rows: string[][]): string {
@@ -23,11 +23,19 @@ export function renderMarkdown(r: BenchResults): string {
     '',
     markdownTable(FIGURE_HEADER, figureRows(r)),
     '',
-    markdownTable(TARGET_HEADER, targetRows(r)),
   ];
+  if (r.webhooks) parts.push(`Webhooks: ${webhookCaption(r)}`, '', markdownTable(WEBHOOK_HEADER, webhookRows(r)), '');
+  parts.push(markdownTable(TARGET_HEADER, targetRows(r)));
   if (r.flags.length) parts.push('', ...r.flags.map((f) => `- ⚠ ${f}`));
   parts.push('', '_Measured by `npm run bench`, rendered by bench/render-table.ts: do not edit by hand._');
   return parts.join('\n');
+}
+
+function webhookCaption(r: BenchResults): string {
+  const h = r.webhooks!;
+  return `payment.expired deliveries to a local signature-checking receiver while merchant W creates ${h.rate}/s ` +
+    `(payments expire 1 s later) and merchant B creates at full speed; latency = receiver arrival − event created_at ` +
+    `for events committed during the measured window; B ratio = B's create req/s with ÷ without.`;
 }
 
 function textTable(header: string[], rows: string[][]): string {
@@ -37,7 +45,9 @@ function textTable(header: string[], rows: string[][]): string {
 }
 
 export function renderText(r: BenchResults): string {
-  const parts = [describeSetup(r), '', textTable(FIGURE_HEADER, figureRows(r)), '', textTable(TARGET_HEADER, targetRows(r))];
+  const parts = [describeSetup(r), '', textTable(FIGURE_HEADER, figureRows(r)), ''];
+  if (r.webhooks) parts.push(`Webhooks: ${webhookCaption(r)}`, '', textTable(WEBHOOK_HEADER, webhookRows(r)), '');
+  parts.push(textTable(TARGET_HEADER, targetRows(r)));
   if (r.flags.length) parts.push('', 'FLAGGED:', ...r.flags.map((f) => `  - ${f}`));
   return parts.join('\n');
 }

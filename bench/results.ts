@@ -3,6 +3,7 @@
 import type { LoadFigures } from './load.js';
 import type { ServerRun } from './server-scenarios.js';
 import { round } from './stats.js';
+import type { WebhookRun } from './webhook-scenario.js';
 
 export interface InsertFigures {
   table: 'durable' | 'temp'; connections: number; seconds: number; rows: number; failures: number;
@@ -17,10 +18,15 @@ export interface BenchResults {
   schema: 1;
   date: string;
   machine: { cpus: number; model: string; node: string; platform: string; totalMemMb: number };
-  parameters: { connections: number; seconds: number; warmupSeconds: number; insertConnections: number; insertTable: string; workers: number[] };
+  parameters: {
+    connections: number; seconds: number; warmupSeconds: number; insertConnections: number; insertTable: string; workers: number[];
+    webhookWorkers?: number | null;
+  };
   environment: { postgres: { source: string; version: string; settings: Record<string, string> }; redis: { source: string }; uwsNative: boolean; backgroundCpuPct: Record<string, number> };
   baselines: { uws: LoadFigures; insert: InsertFigures };
   server: ServerRun[];
+  /** The webhook scenario (absent in older results, null when skipped). */
+  webhooks?: WebhookRun | null;
   targets: TargetCheck[];
   flags: string[];
   pass: boolean;
@@ -28,10 +34,11 @@ export interface BenchResults {
 
 export const TARGETS = {
   createRatio: 0.5, createP99Ms: 50, getRatio: 0.3, getP99Ms: 20, peakRssMb: 400,
+  webhookCreateRatio: 0.85, webhookP99Ms: 200, webhookRateShare: 0.95,
 } as const;
 
 /** Judges each server run against the targets; a scenario with failed requests is flagged. */
-export function judge(r: Pick<BenchResults, 'baselines' | 'server'>): { targets: TargetCheck[]; flags: string[] } {
+export function judge(r: Pick<BenchResults, 'baselines' | 'server' | 'webhooks'>): { targets: TargetCheck[]; flags: string[] } {
   const targets: TargetCheck[] = [];
   const flags: string[] = [];
   const { uws, insert } = r.baselines;
@@ -55,7 +62,26 @@ export function judge(r: Pick<BenchResults, 'baselines' | 'server'>): { targets:
     }
     add('peak RSS (MB)', rss, `< ${TARGETS.peakRssMb}`, rss < TARGETS.peakRssMb);
   }
+  if (r.webhooks) judgeWebhooks(r.webhooks, targets, flags);
   return { targets, flags };
+}
+
+function judgeWebhooks(h: WebhookRun, targets: TargetCheck[], flags: string[]): void {
+  const add = (check: string, value: number, target: string, pass: boolean) => targets.push({ workers: h.workers, check, value, target, pass });
+  const d = h.deliveries;
+  const minRate = Math.round(TARGETS.webhookRateShare * h.rate);
+  add('webhooks: B create req/s with ÷ without', h.createRatio, `≥ ${TARGETS.webhookCreateRatio}`, h.createRatio >= TARGETS.webhookCreateRatio);
+  add('webhooks: deliveries/s', d.perSecond, `≥ ${minRate} (≈ ${h.rate})`, d.perSecond >= minRate);
+  add('webhooks: p99 commit → delivery (ms)', d.p99, `< ${TARGETS.webhookP99Ms}`, d.p99 < TARGETS.webhookP99Ms);
+  add('webhooks: signature failures', d.signatureFailures, '= 0', d.signatureFailures === 0);
+  const failed = (f: LoadFigures) => f.non2xx + f.errors + f.timeouts;
+  for (const [name, f] of [['phase 1 B', h.alone], ['phase 2 B', h.withWebhooks], ['phase 2 W', h.paced]] as const) {
+    if (failed(f)) flags.push(`webhooks ${name}: ${failed(f)} non-2xx/errors ${JSON.stringify(f.statusCodes)}`);
+  }
+  if (h.paced.reqPerSec < minRate) flags.push(`webhooks: W created only ${h.paced.reqPerSec}/s of the ${h.rate}/s asked`);
+  if (!d.complete) flags.push(`webhooks: ${d.expected - d.received} of ${d.expected} events not delivered ${Math.round(d.drainMs / 1000)} s after the load`);
+  if (d.duplicates) flags.push(`webhooks: ${d.duplicates} duplicate deliveries (same X-Svc-Event-Id)`);
+  if (d.malformed) flags.push(`webhooks: ${d.malformed} deliveries with a body the receiver could not read`);
 }
 
 export const FIGURE_HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB'];
@@ -73,7 +99,23 @@ export function figureRows(r: BenchResults): string[][] {
     load(`POST /api/v2/payments, WORKERS=${s.workers}`, s.create, s.create.peakRssMb);
     if (s.get) load(`GET /api/v2/payments/{id}, WORKERS=${s.workers}`, s.get, s.get.peakRssMb);
   }
+  const h = r.webhooks;
+  if (h) {
+    load(`webhooks 1: POST payments, B alone, WORKERS=${h.workers}`, h.alone, h.alone.peakRssMb);
+    load(`webhooks 2: POST payments, B + W + deliveries, WORKERS=${h.workers}`, h.withWebhooks, h.withWebhooks.peakRssMb);
+    load(`webhooks 2: POST payments, W at ${h.rate}/s (${h.pacer}), WORKERS=${h.workers}`, h.paced);
+  }
   return rows;
+}
+
+export const WEBHOOK_HEADER = ['WORKERS', 'deliveries/s', 'received', 'expected', 'dupes', 'bad sigs', 'p50 ms', 'p99 ms', 'max ms', 'expiry lag p99 ms', 'B ratio', '(B+W) ratio'];
+
+/** One row: commit-to-delivery over the events committed during phase 2's measured window. */
+export function webhookRows(r: BenchResults): string[][] {
+  const h = r.webhooks;
+  if (!h) return [];
+  const d = h.deliveries;
+  return [[h.workers, d.perSecond, d.received, d.expected, d.duplicates, d.signatureFailures, d.p50, d.p99, d.max, d.expiryLagP99, h.createRatio, h.totalCreateRatio].map(String)];
 }
 
 export function targetRows(r: BenchResults): string[][] {

@@ -3,7 +3,8 @@
 // latest.json. Env: BENCH_CONNECTIONS (100), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2),
 // BENCH_WORKERS ("1,2"), BENCH_INSERT_CONNECTIONS (32), BENCH_INSERT_TABLE (durable|temp),
 // BENCH_QUIET_WAIT_SECONDS (60: how long each scenario waits for the shared CPUs to go idle),
-// DATABASE_URL, REDIS_URL (see environment.ts).
+// BENCH_WEBHOOKS (1; 0 skips the webhook scenario), BENCH_WEBHOOK_WORKERS (2), BENCH_WEBHOOK_RATE (1000),
+// BENCH_WEBHOOK_PACER (steady|autocannon), DATABASE_URL, REDIS_URL (see environment.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -16,6 +17,8 @@ import { waitForQuiet } from './quiet.js';
 import { renderText } from './render-table.js';
 import { judge, type BenchResults, type InsertFigures } from './results.js';
 import { runServerScenarios, type ServerRun } from './server-scenarios.js';
+import { stopPaced } from './paced-load.js';
+import { runWebhookScenario, type WebhookRun } from './webhook-scenario.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const RESULTS_DIR = here('../../bench/results');
@@ -33,6 +36,10 @@ const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number)
 const insertConnections = intEnv('BENCH_INSERT_CONNECTIONS', 32);
 const insertTable = process.env.BENCH_INSERT_TABLE === 'temp' ? 'temp' : 'durable';
 const quietWaitSeconds = intEnv('BENCH_QUIET_WAIT_SECONDS', 60);
+const webhookWorkers = process.env.BENCH_WEBHOOKS === '0' ? null : intEnv('BENCH_WEBHOOK_WORKERS', 2) || null;
+const webhookRate = intEnv('BENCH_WEBHOOK_RATE', 1000);
+const webhookPacer = process.env.BENCH_WEBHOOK_PACER === 'autocannon' ? 'autocannon' : 'steady';
+const WEBHOOK_DRAIN_SECONDS = 15;
 const QUIET_PCT = 15;
 const runId = `bench_${randomBytes(4).toString('hex')}`;
 const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
@@ -48,13 +55,14 @@ async function quietBefore(scenario: string): Promise<void> {
 const cleanups: Array<() => Promise<unknown>> = [];
 async function cleanUp(): Promise<void> {
   stopLoad();
+  stopPaced();
   killAll();
   while (cleanups.length) await cleanups.pop()!().catch((e) => log(`clean-up: ${(e as Error).message}`));
 }
 
 // Every load run is bounded by autocannon's duration; this watchdog bounds the whole run.
-const loadRuns = 1 + workerCounts.length * 2;
-const budgetMs = ((loadRuns + 1) * (load.seconds + load.warmupSeconds + 30 + quietWaitSeconds + 2) + 300) * 1000;
+const loadRuns = 1 + workerCounts.length * 2 + (webhookWorkers ? 2 : 0);
+const budgetMs = ((loadRuns + 1) * (load.seconds + load.warmupSeconds + 30 + quietWaitSeconds + 2) + WEBHOOK_DRAIN_SECONDS + 300) * 1000;
 const watchdog = setTimeout(() => {
   log(`timed out after ${budgetMs / 1000} s`);
   cleanUp().finally(() => process.exit(2));
@@ -101,7 +109,7 @@ async function main(): Promise<void> {
   const redis = await resolveRedis();
   log(`postgres: ${pg.source} (${pg.version}, ${JSON.stringify(pg.settings)})${pg.source === 'embedded' ? ' — embedded Postgres started by the benchmark (no DATABASE_URL, nothing on 127.0.0.1:5432, or BENCH_EMBEDDED=1)' : ''}`);
   log(`redis: ${redis.source}${redis.source === 'in-process' ? ' — no REDIS_URL and nothing on 127.0.0.1:6379: the server uses its in-process KV' : ''}`);
-  for (const db of [`${runId}_base`, ...workerCounts.map((w) => `${runId}_w${w}`)]) cleanups.push(() => pg.dropDatabase(db));
+  for (const db of [`${runId}_base`, `${runId}_wh`, ...workerCounts.map((w) => `${runId}_w${w}`)]) cleanups.push(() => pg.dropDatabase(db));
   if (redis.url) cleanups.push(() => deleteRedisKeys(redis.url!, `bench:${runId}:`));
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-data-'));
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
@@ -133,8 +141,28 @@ async function main(): Promise<void> {
     }
   }
 
+  let webhooks: WebhookRun | null = null;
+  if (webhookWorkers) {
+    const db = `${runId}_wh`;
+    const kvPrefix = `bench:${runId}:wh:`;
+    log(`webhooks WORKERS=${webhookWorkers}: B alone, then B + W at ${webhookRate}/s with deliveries`);
+    try {
+      webhooks = await runWebhookScenario({
+        workers: webhookWorkers, databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, load,
+        rate: webhookRate, pacer: webhookPacer, drainSeconds: WEBHOOK_DRAIN_SECONDS,
+        beforeScenario: (name) => quietBefore(`${name} WORKERS=${webhookWorkers}`),
+      });
+      const d = webhooks.deliveries;
+      log(`webhooks: B ${webhooks.alone.reqPerSec} → ${webhooks.withWebhooks.reqPerSec} req/s, ${d.perSecond} deliveries/s, p99 ${d.p99} ms; ` +
+        `phase 1's payments all expired ${webhooks.backlogDrainMs} ms after it ended`);
+    } finally {
+      await pg.dropDatabase(db);
+      if (redis.url) await deleteRedisKeys(redis.url, kvPrefix);
+    }
+  }
+
   const cpus = os.cpus();
-  const partial = { baselines: { uws: uws.figures, insert }, server };
+  const partial = { baselines: { uws: uws.figures, insert }, server, webhooks };
   const { targets, flags } = judge(partial);
   for (const [name, busy] of Object.entries(backgroundCpuPct)) {
     if (busy > QUIET_PCT) flags.push(`machine was ${busy}% busy (other processes) just before ${name}: figures unreliable`);
@@ -144,7 +172,7 @@ async function main(): Promise<void> {
     schema: 1,
     date: new Date().toISOString(),
     machine: { cpus: cpus.length, model: cpus[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}`, totalMemMb: Math.round(os.totalmem() / 2 ** 20) },
-    parameters: { ...load, insertConnections, insertTable, workers: workerCounts },
+    parameters: { ...load, insertConnections, insertTable, workers: workerCounts, webhookWorkers },
     environment: { postgres: { source: pg.source, version: pg.version, settings: pg.settings }, redis: { source: redis.source }, uwsNative: uws.native, backgroundCpuPct },
     ...partial, targets, flags, pass: targets.every((t) => t.pass) && flags.length === 0,
   };

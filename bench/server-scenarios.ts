@@ -33,7 +33,7 @@ export interface ServerRun {
 
 const SERVER = fileURLToPath(new URL('../src/main.js', import.meta.url));
 
-async function call(url: string, token: string, method: string, path: string, body?: unknown, extra: Record<string, string> = {}) {
+export async function call(url: string, token: string, method: string, path: string, body?: unknown, extra: Record<string, string> = {}) {
   const res = await fetch(url + path, {
     method,
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', ...extra },
@@ -46,13 +46,13 @@ async function call(url: string, token: string, method: string, path: string, bo
 }
 
 /** Operator API: a merchant whose rate limit does not interfere, and a test merchant key. */
-async function setupMerchant(url: string, adminToken: string): Promise<string> {
+export async function setupMerchant(url: string, adminToken: string): Promise<{ id: string; key: string }> {
   const merchant = await call(url, adminToken, 'POST', '/internal/merchants', { name: 'bench' });
   const id = String(merchant.id);
   // 10 000 000/min is the schema's maximum: far above anything two cores can send.
   await call(url, adminToken, 'PATCH', `/internal/merchants/${id}`, { rate_limit_per_minute: 10_000_000 });
   const key = await call(url, adminToken, 'POST', `/internal/merchants/${id}/api-keys`, { kind: 'merchant', mode: 'test' });
-  return String(key.key);
+  return { id, key: String(key.key) };
 }
 
 async function seedPayments(url: string, key: string, tag: string, count: number): Promise<string[]> {
@@ -65,7 +65,7 @@ async function seedPayments(url: string, key: string, tag: string, count: number
   return ids;
 }
 
-async function withRss(pid: number, run: () => Promise<LoadFigures>): Promise<ScenarioFigures> {
+export async function withRss(pid: number, run: () => Promise<LoadFigures>): Promise<ScenarioFigures> {
   const sampler = sampleRss(pid, 200);
   try {
     const figures = await run();
@@ -75,32 +75,50 @@ async function withRss(pid: number, run: () => Promise<LoadFigures>): Promise<Sc
   }
 }
 
-export async function runServerScenarios(o: ServerScenarioOptions): Promise<ServerRun> {
+export type ServerChildOptions = Pick<ServerScenarioOptions, 'workers' | 'databaseUrl' | 'redisUrl' | 'kvPrefix' | 'dataDir' | 'nodeArgs'>;
+
+/** Starts the server child on a free loopback port; `extraEnv` is added to the bench's usual env. */
+export async function startServer(o: ServerChildOptions, extraEnv: Record<string, string> = {}) {
   const adminToken = `adm_bench_${randomBytes(16).toString('hex')}`;
   const env: Record<string, string> = {
     PORT: '0', HOST: '127.0.0.1', DATABASE_URL: o.databaseUrl, KV_PREFIX: o.kvPrefix, DATA_DIR: o.dataDir,
     WORKERS: String(o.workers), ADMIN_TOKEN: adminToken, LOG_LEVEL: 'info', DEMO_MERCHANT: '0',
-    ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
+    ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}), ...extraEnv,
   };
   const started = Date.now();
   const server = spawnNode(`server (WORKERS=${o.workers})`, SERVER, env, o.nodeArgs ?? []);
   try {
     const ready = await server.waitFor('listening', 60_000);
-    const startupMs = Date.now() - started;
-    const url = String(ready.url);
-    const key = await setupMerchant(url, adminToken);
+    return { server, adminToken, url: String(ready.url), startupMs: Date.now() - started };
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+}
+
+/** The JSON body of the n-th create of a run. */
+export const createBody = (n: number): string => JSON.stringify({ amount: 4900, currency: 'AZN', order_id: `order-${n}` });
+
+/** POST /api/v2/payments for autocannon, each request with its own Idempotency-Key (`<tag>-<n>`). */
+export function createRequest(key: string, tag: string): autocannon.Request {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  let seq = 0;
+  return {
+    method: 'POST', path: '/api/v2/payments', headers,
+    setupRequest: (req) => {
+      const n = seq++;
+      return { ...req, headers: { ...headers, 'idempotency-key': `${tag}-${n}` }, body: createBody(n) };
+    },
+  };
+}
+
+export async function runServerScenarios(o: ServerScenarioOptions): Promise<ServerRun> {
+  const { server, adminToken, url, startupMs } = await startServer(o);
+  try {
+    const { key } = await setupMerchant(url, adminToken);
     const tag = `bench-${randomBytes(4).toString('hex')}`;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-
-    let seq = 0;
-    const createReq: autocannon.Request = {
-      method: 'POST', path: '/api/v2/payments', headers,
-      setupRequest: (req) => {
-        const n = seq++;
-        return { ...req, headers: { ...headers, 'idempotency-key': `${tag}-${n}` },
-          body: JSON.stringify({ amount: 4900, currency: 'AZN', order_id: `order-${n}` }) };
-      },
-    };
+    const createReq = createRequest(key, tag);
     const pid = server.proc.pid!;
     await o.beforeScenario?.('create');
     const create = await withRss(pid, () => measure(url, [createReq], o.load));

@@ -88,10 +88,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dispatch: flag(env, 'WEBHOOK_DISPATCH', true),
       allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
-      pollMs: int(env, 'WEBHOOK_POLL_MS', 200, 10),
+      pollMs: int(env, 'WEBHOOK_POLL_MS', 50, 10),
       leaseMs: int(env, 'WEBHOOK_LEASE_MS', 60_000, 1000),
-      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1),
-      perEndpoint: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1),
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 256, 1),
+      perEndpoint: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 32, 1),
     },
   };
 }

@@ -6,8 +6,16 @@ pg.types.setTypeParser(20, (v) => Number(v));
 
 export type Pool = pg.Pool;
 
-export function createPool(connectionString: string, max: number): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000 });
+/**
+ * `relaxedCommit`: the pool's commits do not wait for the WAL flush (synchronous_commit off). Only
+ * for bookkeeping whose loss in a Postgres crash is harmless, such as webhook claims and attempt
+ * records (a lost record means one more delivery with the same event id, which receivers expect).
+ */
+export function createPool(connectionString: string, max: number, relaxedCommit = false): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000,
+    ...(relaxedCommit ? { options: '-c synchronous_commit=off' } : {}),
+  });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   return pool;

@@ -77,42 +77,63 @@ export async function findPaymentForMerchant(db: pg.Pool, merchantId: string, li
   return res.rows[0] ? rowToPayment(res.rows[0]) : null;
 }
 
-/**
- * Conditional update: applies only if the row still has the version the actor loaded. Writes one
- * outbox event per domain event, and one webhook delivery per subscribed merchant API endpoint, in
- * the same statement. Returns null on a version conflict, else the number of deliveries queued.
- */
-export async function updatePayment(db: pg.Pool, next: Payment, expectedVersion: number, events: string[]): Promise<number | null> {
-  const res = await db.query({
-    name: 'payment_update',
-    text: `
-WITH upd AS (
-  UPDATE payments SET status = $3, amount_refunded = $4, method = $5, card = $6, failure = $7, paid_at = $8,
-    updated_at = $9, version = $10, charged = $11, expiry_lease = NULL
-  WHERE id = $1 AND version = $2
-  RETURNING *
+export interface PaymentUpdate { next: Payment; expectedVersion: number; events: string[] }
+
+// Every row applies only if it still has the version its actor loaded. Events are written for the
+// rows that applied, and one webhook delivery per subscribed merchant API endpoint, all in this
+// one statement: they commit or roll back with the change.
+const UPDATE_SQL = `
+WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::text[], $6::jsonb[], $7::jsonb[],
+    $8::timestamptz[], $9::timestamptz[], $10::int[], $11::jsonb[])
+    AS v(id, expected, status, amount_refunded, method, card, failure, paid_at, updated_at, version, charged)
+), upd AS (
+  UPDATE payments p SET status = v.status, amount_refunded = v.amount_refunded, method = v.method, card = v.card,
+    failure = v.failure, paid_at = v.paid_at, updated_at = v.updated_at, version = v.version, charged = v.charged, expiry_lease = NULL
+  FROM v WHERE p.id = v.id AND p.version = v.expected
+  RETURNING p.*
 ), ev AS (
   INSERT INTO events (id, merchant_id, livemode, type, aggregate_id, data, created_at)
-  SELECT e.id, upd.merchant_id, upd.livemode, e.type, upd.id, to_jsonb(upd), upd.updated_at
-  FROM upd, unnest($12::text[], $13::text[]) AS e(id, type)
-  RETURNING id, merchant_id, type, created_at
+  SELECT e.eid, upd.merchant_id, upd.livemode, e.type, upd.id, to_jsonb(upd), upd.updated_at
+  FROM upd JOIN unnest($12::text[], $13::text[], $14::text[]) AS e(pid, eid, type) ON e.pid = upd.id
+  RETURNING id, aggregate_id, merchant_id, type, created_at
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
   SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, ev.created_at, ev.created_at
   FROM ev JOIN webhook_settings ws ON ws.merchant_id = ev.merchant_id AND ws.api = 'merchant' AND ws.channel_id IS NULL
     AND (ws.events IS NULL OR ev.type = ANY(ws.events))
-  WHERE ev.type = ANY($14::text[])
-  RETURNING 1
+  WHERE ev.type = ANY($15::text[])
+  RETURNING event_id
 )
-SELECT (SELECT count(*) FROM dl)::int AS deliveries FROM upd`,
+SELECT upd.id, (SELECT count(*) FROM dl JOIN ev ON ev.id = dl.event_id WHERE ev.aggregate_id = upd.id)::int AS deliveries FROM upd`;
+
+const isoOrNull = (v: number | null) => (v === null ? null : new Date(v).toISOString());
+
+/**
+ * Applies several actors' updates in one statement. For each update: null when its version no
+ * longer matched (another writer came first), else the number of webhook deliveries it queued.
+ */
+export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<(number | null)[]> {
+  const col = <T>(f: (u: PaymentUpdate) => T) => us.map(f);
+  const evs = us.flatMap((u) => u.events.map((type) => ({ pid: u.next.id, eid: eventId(), type })));
+  const res = await db.query<{ id: string; deliveries: number }>({
+    name: 'payments_update',
+    text: UPDATE_SQL,
     values: [
-      next.id, expectedVersion, next.status, next.amountRefunded, next.method, JSON.stringify(next.card),
-      JSON.stringify(next.failure), next.paidAt === null ? null : new Date(next.paidAt).toISOString(),
-      new Date(next.updatedAt).toISOString(), next.version, JSON.stringify(next.charged),
-      events.map(() => eventId()), events, MERCHANT_DELIVERABLE,
+      col((u) => u.next.id), col((u) => u.expectedVersion), col((u) => u.next.status), col((u) => u.next.amountRefunded),
+      col((u) => u.next.method), col((u) => JSON.stringify(u.next.card)), col((u) => JSON.stringify(u.next.failure)),
+      col((u) => isoOrNull(u.next.paidAt)), col((u) => new Date(u.next.updatedAt).toISOString()), col((u) => u.next.version),
+      col((u) => JSON.stringify(u.next.charged)),
+      evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE,
     ],
   });
-  return res.rowCount === 1 ? Number(res.rows[0].deliveries) : null;
+  const applied = new Map(res.rows.map((r) => [r.id, Number(r.deliveries)]));
+  return us.map((u) => applied.get(u.next.id) ?? null);
+}
+
+/** One actor's conditional update (see updatePayments). */
+export async function updatePayment(db: pg.Pool, next: Payment, expectedVersion: number, events: string[]): Promise<number | null> {
+  return (await updatePayments(db, [{ next, expectedVersion, events }]))[0];
 }
 
 export interface ListQuery {

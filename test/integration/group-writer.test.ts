@@ -2,7 +2,8 @@
 // row per idempotency key, and one payment.created event per row.
 import t from 'tap';
 import pg from 'pg';
-import { CreateBatcher } from '../../actors/create-batcher.js';
+import { GroupWriter } from '../../actors/group-writer.js';
+import { insertPayments } from '../../src/store/payments-repo.js';
 import { createPayment } from '../../src/domain/payment.js';
 import { paymentId } from '../../src/domain/ids.js';
 import { startTestServer } from '../helpers/server.js';
@@ -18,9 +19,9 @@ const make = (i: number, key: string | null, amount = 100 + i) => createPayment(
   Date.now());
 
 t.test('300 concurrent inserts, 30 of them sharing 3 keys', async (t) => {
-  const b = new CreateBatcher(pool, 2, 64);
+  const b = new GroupWriter((ps: ReturnType<typeof make>[]) => insertPayments(pool, ps), 2, 64);
   const ps = Array.from({ length: 300 }, (_, i) => make(i, i < 30 ? `shared-${i % 3}` : `own-${i}`));
-  const outcomes = await Promise.all(ps.map((p) => b.insert(p)));
+  const outcomes = await Promise.all(ps.map((p) => b.submit(p)));
   const created = outcomes.filter((o) => o.kind === 'created');
   t.equal(created.length, 273, '270 own keys and one winner per shared key');
   for (let i = 30; i < 300; i++) t.same(outcomes[i], { kind: 'created', payment: ps[i] }, `own ${i}`);
@@ -35,11 +36,31 @@ t.test('300 concurrent inserts, 30 of them sharing 3 keys', async (t) => {
 });
 
 t.test('a failing statement fails only its own batch, and the batcher keeps working', async (t) => {
-  const b = new CreateBatcher(pool, 1, 10);
+  const b = new GroupWriter((ps: ReturnType<typeof make>[]) => insertPayments(pool, ps), 1, 10);
   const bad = make(1000, null);
   (bad as { amount: number }).amount = -1; // violates CHECK (amount > 0)
-  const r = await b.insert(bad).then(() => 'ok', () => 'failed');
+  const r = await b.submit(bad).then(() => 'ok', () => 'failed');
   t.equal(r, 'failed');
-  const good = await b.insert(make(1001, null));
+  const good = await b.submit(make(1001, null));
   t.equal(good.kind, 'created');
+});
+
+t.test('grouped updates: each applies on its own version; a stale one alone is refused', async (t) => {
+  const { transition } = await import('../../src/domain/payment.js');
+  const { updatePayments } = await import('../../src/store/payments-repo.js');
+  const ps = Array.from({ length: 60 }, (_, i) => make(2000 + i, null));
+  const creates = new GroupWriter((xs: typeof ps) => insertPayments(pool, xs), 2, 64);
+  await Promise.all(ps.map((p) => creates.submit(p)));
+  const updates = new GroupWriter((us: Parameters<typeof updatePayments>[1]) => updatePayments(pool, us), 2, 16);
+  const results = await Promise.all(ps.map((p, i) => {
+    const r = transition(p, { type: 'expire' }, Date.now());
+    if (!r.ok) throw new Error(r.code);
+    return updates.submit({ next: r.state, expectedVersion: i === 7 ? p.version + 1 : p.version, events: r.events });
+  }));
+  t.equal(results[7], null, 'the stale update is refused');
+  t.ok(results.every((r, i) => (i === 7 ? r === null : r === 0)), 'the others applied (no endpoint: 0 deliveries)');
+  const { rows } = await pool.query("SELECT count(*) FILTER (WHERE status = 'expired')::int AS expired, count(*)::int AS n FROM payments WHERE id = ANY($1)", [ps.map((p) => p.id)]);
+  t.same(rows[0], { expired: 59, n: 60 });
+  const ev = await pool.query("SELECT count(*)::int AS n FROM events WHERE type = 'payment.expired' AND aggregate_id = ANY($1)", [ps.map((p) => p.id)]);
+  t.equal(ev.rows[0].n, 59, 'one event per applied update, none for the refused one');
 });
