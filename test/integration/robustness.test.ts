@@ -61,3 +61,36 @@ t.test('migrations are idempotent and recorded', async (t) => {
   t.ok(rows.length >= 1);
   t.equal(rows[0].name, '001_init.sql');
 });
+
+t.test('a full mailbox answers 503 with Retry-After instead of queueing without bound', async (t) => {
+  const small = await startTestServer(t, { MAILBOX_LIMIT: '1', WORKERS: '1' });
+  const mm = await small.merchant();
+  const replies = await Promise.all(Array.from({ length: 40 }, () => small.request('POST', '/api/v2/payments', { key: mm.key, body: { amount: 5 } })));
+  const refused = replies.filter((r) => r.status === 503);
+  t.ok(refused.length > 0, `${refused.length} of 40 refused`);
+  t.ok(replies.every((r) => r.status === 201 || r.status === 503));
+  for (const r of refused) {
+    t.equal(r.body.error.code, 'service_unavailable');
+    t.equal(r.headers.get('retry-after'), '1');
+  }
+  const { rows } = await small.db.query('SELECT count(*)::int AS n FROM payments');
+  t.equal(rows[0].n, replies.filter((r) => r.status === 201).length, 'exactly the acknowledged creates are stored');
+});
+
+t.test('a worker thread that dies is replaced; the shard keeps serving', async (t) => {
+  const s2 = await startTestServer(t, { WORKERS: '1' });
+  const mm = await s2.merchant();
+  t.equal((await s2.request('POST', '/api/v2/payments', { key: mm.key, body: { amount: 5 } })).status, 201);
+  const shard = (s2.srv.services.dispatcher as unknown as { shards: { pool: { threads: { terminate(): Promise<number> }[] } }[] }).shards[0];
+  await shard.pool.threads[0].terminate();
+  const deadline = Date.now() + 10_000;
+  let status = 0;
+  while (Date.now() < deadline) {
+    status = (await s2.request('POST', '/api/v2/payments', { key: mm.key, body: { amount: 6 } })).status;
+    if (status === 201) break;
+    t.equal(status, 503, 'while it restarts, the answer is 503, not a hang');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  t.equal(status, 201, 'served again after the restart');
+  t.same(s2.srv.services.dispatcher.alive(), [true]);
+});
