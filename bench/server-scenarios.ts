@@ -86,7 +86,9 @@ export async function startServer(o: ServerChildOptions, extraEnv: Record<string
     ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}), ...extraEnv,
   };
   const started = Date.now();
-  const server = spawnNode(`server (WORKERS=${o.workers})`, SERVER, env, o.nodeArgs ?? []);
+  // BENCH_NODE_ARGS: extra node flags for the server, to try V8 settings (e.g. --max-semi-space-size=32).
+  const extra = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const server = spawnNode(`server (WORKERS=${o.workers})`, SERVER, env, [...extra, ...(o.nodeArgs ?? [])]);
   try {
     const ready = await server.waitFor('listening', 60_000);
     return { server, adminToken, url: String(ready.url), startupMs: Date.now() - started };
