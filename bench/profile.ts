@@ -1,0 +1,81 @@
+// CPU profile of the server under one benchmark scenario: starts the server child with --cpu-prof,
+// runs the scenario as `npm run bench` does, stops the server gracefully so every thread writes its
+// profile, then prints the top self-time entries of each profile.
+// CLI: node dist/bench/profile.js create|webhooks [profile-dir=/tmp/prof-<scenario>]
+//      (env as run.ts; for create, BENCH_WORKERS' first value is the worker count)
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { killAll } from './children.js';
+import { formatSummary, summarise } from './cpuprofile-top.js';
+import { deleteRedisKeys, resolvePostgres, resolveRedis } from './environment.js';
+import { stopLoad } from './load.js';
+import { stopPaced } from './paced-load.js';
+import { runServerScenarios } from './server-scenarios.js';
+import { runWebhookScenario } from './webhook-scenario.js';
+
+const scenario = process.argv[2];
+if (scenario !== 'create' && scenario !== 'webhooks') {
+  process.stderr.write('usage: node dist/bench/profile.js create|webhooks [profile-dir]\n');
+  process.exit(2);
+}
+const dir = path.resolve(process.argv[3] ?? `/tmp/prof-${scenario}`);
+const load = {
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 100),
+  seconds: Number(process.env.BENCH_SECONDS ?? 10),
+  warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 2),
+};
+const runId = `bench_${randomBytes(4).toString('hex')}`;
+const stopAll = () => { stopLoad(); stopPaced(); killAll(); };
+
+type Common = { databaseUrl: string; redisUrl: string | null; kvPrefix: string; dataDir: string; nodeArgs: string[] };
+
+async function runScenario(c: Common): Promise<string> {
+  if (scenario === 'create') {
+    const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
+    const r = (await runServerScenarios({ ...c, workers, load, createOnly: true })).create;
+    return `create (WORKERS=${workers}, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}`;
+  }
+  const h = await runWebhookScenario({
+    ...c, workers: Number(process.env.BENCH_WEBHOOK_WORKERS ?? 2), load, drainSeconds: 15,
+    rate: Number(process.env.BENCH_WEBHOOK_RATE ?? 1000), pacer: process.env.BENCH_WEBHOOK_PACER === 'autocannon' ? 'autocannon' : 'steady',
+  });
+  const d = h.deliveries;
+  return `webhooks (WORKERS=${h.workers}, profiled): B ${h.alone.reqPerSec} → ${h.withWebhooks.reqPerSec} req/s, ` +
+    `${d.perSecond} deliveries/s, ${d.received}/${d.expected} received, p50 ${d.p50} ms, p99 ${d.p99} ms, expiry lag p99 ${d.expiryLagP99} ms`;
+}
+
+async function main(): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const before = new Set(readdirSync(dir));
+  const pg = await resolvePostgres();
+  const redis = await resolveRedis();
+  const db = `${runId}_prof`;
+  const kvPrefix = `bench:${runId}:`;
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-data-'));
+  const guard = setTimeout(stopAll, (2 * (load.seconds + load.warmupSeconds) + 180) * 1000);
+  try {
+    const line = await runScenario({ databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+    process.stdout.write(`${line}\n\n`);
+  } finally {
+    clearTimeout(guard);
+    await pg.dropDatabase(db).catch(() => {});
+    if (redis.url) await deleteRedisKeys(redis.url, kvPrefix).catch(() => {});
+    await pg.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile') && !before.has(f)).sort();
+  if (!files.length) throw new Error(`no .cpuprofile written to ${dir} (did the server exit gracefully?)`);
+  for (const f of files) process.stdout.write(formatSummary(summarise(path.join(dir, f), 15)) + '\n\n');
+}
+
+// On a signal: stop the load and the children; main's finally then drops the database and keys.
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => { stopAll(); setTimeout(() => process.exit(130), 15_000).unref(); });
+}
+main().then(() => process.exit(0), (err) => {
+  process.stderr.write(`profile: ${(err as Error).stack ?? err}\n`);
+  killAll();
+  process.exit(1);
+});
