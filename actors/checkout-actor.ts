@@ -15,8 +15,6 @@ import { customerKeyOf, findSavedCard, loadCheckout, recordSettledCheckout, save
 import type { ActorContext } from './payment-actor.js';
 import type { Reply } from './protocol.js';
 
-export interface CheckoutEnv { baseUrl: string }
-
 export type SubmitAction =
   | { method: 'sbp'; memberId: string | null }
   | { method: RedirectWallet; phone: string | null }
@@ -24,16 +22,16 @@ export type SubmitAction =
   | { method: 'recurrent'; savedId: string };
 
 export type CheckoutMessage =
-  | { kind: 'checkout.pay'; id: string; card: CheckedCard; summary: CardSummary; env: CheckoutEnv }
-  | { kind: 'checkout.submit'; id: string; action: SubmitAction; env: CheckoutEnv }
-  | { kind: 'checkout.callback'; id: string; ref: string; answer: 'Y' | 'N' | 'approve' | 'decline'; env: CheckoutEnv }
+  | { kind: 'checkout.pay'; id: string; card: CheckedCard; summary: CardSummary }
+  | { kind: 'checkout.submit'; id: string; action: SubmitAction }
+  | { kind: 'checkout.callback'; id: string; ref: string; answer: 'Y' | 'N' | 'approve' | 'decline' }
   | { kind: 'checkout.complete'; id: string; outcome: 'succeeded' | 'failed' | 'expired'; failureCode: FailureCode | null };
 
 const MAX_CONFLICT_RETRIES = 5;
 const failed = (f: ApiFailure): Reply => ({ ok: false, failure: f });
 
-const request = (p: Payment, env: CheckoutEnv): ConnectorRequest =>
-  ({ paymentId: p.id, amount: p.amount, currency: p.currency, livemode: p.livemode, baseUrl: env.baseUrl });
+const request = (ctx: ActorContext, p: Payment): ConnectorRequest =>
+  ({ paymentId: p.id, amount: p.amount, currency: p.currency, livemode: p.livemode, baseUrl: ctx.publicBaseUrl });
 
 /** Applies a checkout command to the current row, retrying on a version conflict. */
 async function apply(ctx: ActorContext, loaded: PaymentWithCheckout, cmd: CheckoutCommand): Promise<Reply> {
@@ -98,20 +96,20 @@ function commandOf(r: Exclude<ConnectorResult, { kind: 'error' }>, method: Check
   }
 }
 
-export async function handleCheckoutPay(ctx: ActorContext, id: string, card: CheckedCard, summary: CardSummary, env: CheckoutEnv): Promise<Reply> {
+export async function handleCheckoutPay(ctx: ActorContext, id: string, card: CheckedCard, summary: CardSummary): Promise<Reply> {
   const loaded = await openCheckout(ctx, id);
   if (isReply(loaded)) return loaded;
-  const r = await connectorFor(loaded.payment.livemode).authorizeCard(request(loaded.payment, env), card);
+  const r = await connectorFor(loaded.payment.livemode).authorizeCard(request(ctx, loaded.payment), card);
   if (r.kind === 'error') return failed(fail(r.code));
   return apply(ctx, loaded, commandOf(r, 'card', summary, null));
 }
 
-export async function handleCheckoutSubmit(ctx: ActorContext, id: string, action: SubmitAction, env: CheckoutEnv): Promise<Reply> {
+export async function handleCheckoutSubmit(ctx: ActorContext, id: string, action: SubmitAction): Promise<Reply> {
   const loaded = await openCheckout(ctx, id);
   if (isReply(loaded)) return loaded;
   const p = loaded.payment;
   const connector = connectorFor(p.livemode);
-  const req = request(p, env);
+  const req = request(ctx, p);
   let r: ConnectorResult;
   let card: CardSummary | null = null;
   switch (action.method) {
@@ -131,7 +129,7 @@ export async function handleCheckoutSubmit(ctx: ActorContext, id: string, action
   return apply(ctx, loaded, commandOf(r, action.method, card, null));
 }
 
-export async function handleCheckoutCallback(ctx: ActorContext, id: string, ref: string, answer: 'Y' | 'N' | 'approve' | 'decline', env: CheckoutEnv): Promise<Reply> {
+export async function handleCheckoutCallback(ctx: ActorContext, id: string, ref: string, answer: 'Y' | 'N' | 'approve' | 'decline'): Promise<Reply> {
   const loaded = await openCheckout(ctx, id);
   if (isReply(loaded)) return loaded;
   const c = loaded.checkout;
@@ -139,7 +137,7 @@ export async function handleCheckoutCallback(ctx: ActorContext, id: string, ref:
   const expected = challenge ? c.awaiting === 'three_ds' : c.awaiting === 'sbp' || c.awaiting === 'wallet';
   if (!expected || c.ref !== ref) return failed(fail('checkout_action_stale'));
   const connector = connectorFor(loaded.payment.livemode);
-  const req = request(loaded.payment, env);
+  const req = request(ctx, loaded.payment);
   const r = challenge ? await connector.completeChallenge(req, ref, answer) : await connector.resolveExternal(req, ref, answer);
   if (r.kind === 'error') return failed(fail(r.code));
   if (r.kind !== 'succeeded' && r.kind !== 'failed') return failed(fail('checkout_action_stale'));

@@ -9,6 +9,8 @@ import type { Reply } from './protocol.js';
 
 export interface ActorContext {
   db: pg.Pool;
+  /** Where the hosted pages live (connectors build 3-D Secure and bank-page URLs from it). */
+  publicBaseUrl: string;
   /** Grouped inserts of new payments, and grouped version-checked updates (null: version conflict). */
   creates: GroupWriter<Payment, InsertOutcome>;
   updates: GroupWriter<PaymentUpdate, number | null>;

@@ -19,9 +19,9 @@ async function execute(ctx: ActorContext, cmd: Command): Promise<Reply> {
   switch (cmd.kind) {
     case 'payment.create': return handleCreate(ctx, cmd.input, cmd.ctx);
     case 'payment.apply': return handleApply(ctx, cmd.id, cmd.command);
-    case 'checkout.pay': return handleCheckoutPay(ctx, cmd.id, cmd.card, cmd.summary, cmd.env);
-    case 'checkout.submit': return handleCheckoutSubmit(ctx, cmd.id, cmd.action, cmd.env);
-    case 'checkout.callback': return handleCheckoutCallback(ctx, cmd.id, cmd.ref, cmd.answer, cmd.env);
+    case 'checkout.pay': return handleCheckoutPay(ctx, cmd.id, cmd.card, cmd.summary);
+    case 'checkout.submit': return handleCheckoutSubmit(ctx, cmd.id, cmd.action);
+    case 'checkout.callback': return handleCheckoutCallback(ctx, cmd.id, cmd.ref, cmd.answer);
     case 'checkout.complete': return handleCheckoutComplete(ctx, cmd.id, cmd.outcome, cmd.failureCode);
   }
 }
@@ -29,7 +29,7 @@ async function execute(ctx: ActorContext, cmd: Command): Promise<Reply> {
 export default async function runShard({ port, init }: { port: MessagePort; init: WorkerInit }): Promise<string> {
   const db = createPool(init.databaseUrl, init.poolSize);
   const ctx: ActorContext = {
-    db, cache: new Map(), now: Date.now,
+    db, cache: new Map(), now: Date.now, publicBaseUrl: init.publicBaseUrl,
     creates: new GroupWriter((ps) => insertPayments(db, ps)),
     updates: new GroupWriter((us) => updatePayments(db, us)),
   };

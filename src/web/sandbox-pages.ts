@@ -86,7 +86,7 @@ function answer(kind: 'three_ds' | 'external') {
       const a = form.get('answer');
       const valid = kind === 'three_ds' ? a === 'Y' || a === 'N' : a === 'approve' || a === 'decline';
       if (REF_RE.test(ref) && valid) {
-        const reply = await s.dispatcher.send({ kind: 'checkout.callback', id, ref, answer: a as 'Y', env: { baseUrl: s.config.publicBaseUrl } });
+        const reply = await s.dispatcher.send({ kind: 'checkout.callback', id, ref, answer: a as 'Y' });
         s.log.info({ requestId: ctx.requestId, paymentId: id, source: kind, ok: reply.ok, status: reply.ok ? reply.payment.status : reply.failure.code }, 'sandbox bank answer');
       }
       redirect(ctx, `/pay/${encodeURIComponent(id)}`);

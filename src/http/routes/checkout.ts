@@ -84,7 +84,7 @@ async function submit(ctx: Ctx, s: Services, raw: unknown) {
       action = { method: 'recurrent', savedId: b.saved_payment_method_id };
       break;
   }
-  const reply = await s.dispatcher.send({ kind: 'checkout.submit', id: found.payment.id, action, env: { baseUrl: s.config.publicBaseUrl } });
+  const reply = await s.dispatcher.send({ kind: 'checkout.submit', id: found.payment.id, action });
   if (!reply.ok) return sendFailure(ctx, reply.failure);
   s.log.info({ requestId: ctx.requestId, paymentId: reply.payment.id, method: b.method_code, status: reply.payment.status }, 'checkout method submitted');
   sendJson(ctx, 200, submitView(reply.payment, reply.checkout!, ctx.requestId));
@@ -98,7 +98,7 @@ async function pay(ctx: Ctx, s: Services, raw: unknown) {
   const found = await sessionOf(ctx, s);
   if (!found || !(await payable(ctx, s, found, 'card'))) return;
   const summary = cardSummary(checked.card, s.config.cardFingerprintKey, null);
-  const reply = await s.dispatcher.send({ kind: 'checkout.pay', id: found.payment.id, card: checked.card, summary, env: { baseUrl: s.config.publicBaseUrl } });
+  const reply = await s.dispatcher.send({ kind: 'checkout.pay', id: found.payment.id, card: checked.card, summary });
   if (!reply.ok) return sendFailure(ctx, reply.failure);
   s.log.info({ requestId: ctx.requestId, paymentId: reply.payment.id, method: 'card', brand: summary.brand, last4: summary.last4, status: reply.payment.status }, 'checkout card payment');
   sendJson(ctx, 200, submitView(reply.payment, reply.checkout!, ctx.requestId));
