@@ -50,26 +50,21 @@ async function acsPage(ctx: Ctx, s: Services) {
   page(ctx, p, lang, t.acsTitle, t.acsText, `/sandbox/3ds/${p.id}`, ref, [['Y', t.pass, 'primary'], ['N', t.fail, 'secondary']]);
 }
 
-async function bankPage(ctx: Ctx, s: Services) {
-  const p = await load(ctx, s);
-  if (!p) return;
-  const q = new URLSearchParams(ctx.query);
-  const lang = pageLang(ctx, p.locale);
-  const t = TEXTS[lang];
-  const ref = q.get('ref') ?? '';
-  page(ctx, p, lang, t.bankTitle, t.bankText, `/sandbox/sbp/${p.id}`, REF_RE.test(ref) ? ref : '', [['approve', t.approve, 'primary'], ['decline', t.decline, 'secondary']]);
-}
-
-async function walletPage(ctx: Ctx, s: Services) {
-  const p = await load(ctx, s);
-  if (!p) return;
-  const q = new URLSearchParams(ctx.query);
-  const lang = pageLang(ctx, p.locale);
-  const t = TEXTS[lang];
-  const ref = q.get('ref') ?? '';
-  const wallet = q.get('wallet');
-  const name = wallet === 'sberpay' || wallet === 'tpay' || wallet === 'yoomoney' ? METHOD_NAMES[lang][wallet] : t.walletTitle;
-  page(ctx, p, lang, name, t.walletText, `/sandbox/wallet/${p.id}`, REF_RE.test(ref) ? ref : '', [['approve', t.approve, 'primary'], ['decline', t.decline, 'secondary']]);
+/** The SBP bank page and the wallet pages: the customer approves or declines attempt `ref`. */
+function approvalPage(path: 'sbp' | 'wallet') {
+  return async (ctx: Ctx, s: Services) => {
+    const p = await load(ctx, s);
+    if (!p) return;
+    const q = new URLSearchParams(ctx.query);
+    const lang = pageLang(ctx, p.locale);
+    const t = TEXTS[lang];
+    const ref = q.get('ref') ?? '';
+    const wallet = q.get('wallet');
+    const title = path === 'sbp' ? t.bankTitle
+      : wallet === 'sberpay' || wallet === 'tpay' || wallet === 'yoomoney' ? METHOD_NAMES[lang][wallet] : t.walletTitle;
+    page(ctx, p, lang, title, path === 'sbp' ? t.bankText : t.walletText, `/sandbox/${path}/${p.id}`, REF_RE.test(ref) ? ref : '',
+      [['approve', t.approve, 'primary'], ['decline', t.decline, 'secondary']]);
+  };
 }
 
 /** Form posts (application/x-www-form-urlencoded): read the body here, then tell the actor. */
@@ -97,8 +92,8 @@ function answer(kind: 'three_ds' | 'external') {
 export const sandboxRoutes: Route[] = [
   { method: 'GET', path: '/sandbox/3ds/:id', api: 'web', auth: 'none', handler: acsPage },
   { method: 'POST', path: '/sandbox/3ds/:id', api: 'web', auth: 'none', handler: answer('three_ds') },
-  { method: 'GET', path: '/sandbox/sbp/:id', api: 'web', auth: 'none', handler: bankPage },
+  { method: 'GET', path: '/sandbox/sbp/:id', api: 'web', auth: 'none', handler: approvalPage('sbp') },
   { method: 'POST', path: '/sandbox/sbp/:id', api: 'web', auth: 'none', handler: answer('external') },
-  { method: 'GET', path: '/sandbox/wallet/:id', api: 'web', auth: 'none', handler: walletPage },
+  { method: 'GET', path: '/sandbox/wallet/:id', api: 'web', auth: 'none', handler: approvalPage('wallet') },
   { method: 'POST', path: '/sandbox/wallet/:id', api: 'web', auth: 'none', handler: answer('external') },
 ];
