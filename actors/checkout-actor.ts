@@ -1,92 +1,42 @@
 // The checkout side of the payment actor: the customer's card payment, the other methods, the
-// answers of the bank's pages, and the test helper's forced outcomes. Each handler loads the
-// payment with its checkout, asks the connector (the core performs every acquirer call), runs the
-// pure checkout step and the payment transition, and writes all of it in one version-checked
-// statement. Handlers are plain functions over the actor context, testable without threads.
-import type { CardSummary, FailureCode, Payment } from '../src/domain/payment.js';
+// answers of the bank's pages, the test helper's forced outcomes, and the recovery of an attempt
+// whose outcome was never recorded. Every acquirer call follows the attempt protocol
+// (attempt-protocol.ts): recorded on the payment row first, called with the attempt id as the
+// idempotency key, its outcome written with the checkout step and the payment's move in one
+// version-checked statement. Handlers are plain functions over the actor context.
+import type { CardSummary, Payment, PaymentCommand } from '../src/domain/payment.js';
 import { transition } from '../src/domain/payment.js';
 import { checkoutStep, type CheckoutCommand, type CheckoutState } from '../src/domain/checkout.js';
-import type { CheckedCard } from '../src/domain/card.js';
-import type { RedirectWallet } from '../src/domain/methods.js';
-import { connectorFor } from '../src/connectors/index.js';
-import type { ConnectorRequest, ConnectorResult } from '../src/connectors/types.js';
+import type { MethodCode } from '../src/domain/methods.js';
+import type { ConnectorResult } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
-import { customerKeyOf, findSavedCard, loadCheckout, recordSettledCheckout, saveCard, saveCheckout, type PaymentWithCheckout } from '../src/store/checkout-repo.js';
-import type { ActorContext } from './payment-actor.js';
-import type { Reply } from './protocol.js';
+import { beginPaymentAttempt, abandonAttempt, findAttempt } from '../src/store/attempts-repo.js';
+import { customerKeyOf, findSavedCard, loadCheckout, saveCard, type PaymentWithCheckout } from '../src/store/checkout-repo.js';
+import type { AttemptSettlement } from '../src/store/payments-repo.js';
+import { startAttempt, type AttemptPlan } from './attempt-protocol.js';
+import { MAX_CONFLICT_RETRIES, remember, type ActorContext } from './context.js';
+import type { CheckoutMessage, CheckoutResult, CommandOf, Failed, ReplyOf, SubmitAction } from './protocol.js';
 
-export type SubmitAction =
-  | { method: 'sbp'; memberId: string | null }
-  | { method: RedirectWallet; phone: string | null }
-  | { method: 'apple_pay' | 'google_pay'; token: string }
-  | { method: 'recurrent'; savedId: string };
+type CheckoutReply = ReplyOf<'checkout.pay'>;
 
-export type CheckoutMessage =
-  | { kind: 'checkout.pay'; id: string; card: CheckedCard; summary: CardSummary }
-  | { kind: 'checkout.submit'; id: string; action: SubmitAction }
-  | { kind: 'checkout.callback'; id: string; ref: string; answer: 'Y' | 'N' | 'approve' | 'decline' }
-  | { kind: 'checkout.complete'; id: string; outcome: 'succeeded' | 'failed' | 'expired'; failureCode: FailureCode | null };
+/** What an attempt must remember to turn the connector's answer into a checkout step. */
+interface AttemptContext { method: MethodCode | null; card: CardSummary | null; callbackRef: string | null }
 
-const MAX_CONFLICT_RETRIES = 5;
-const failed = (f: ApiFailure): Reply => ({ ok: false, failure: f });
+const failed = (f: ApiFailure): Failed => ({ ok: false, failure: f });
+const persisted = (): Failed => failed(fail('service_unavailable', null, 'version conflict persisted'));
 
-const request = (ctx: ActorContext, p: Payment): ConnectorRequest =>
-  ({ paymentId: p.id, amount: p.amount, currency: p.currency, livemode: p.livemode, baseUrl: ctx.publicBaseUrl });
-
-/** Applies a checkout command to the current row, retrying on a version conflict. */
-async function apply(ctx: ActorContext, loaded: PaymentWithCheckout, cmd: CheckoutCommand): Promise<Reply> {
-  let cur: PaymentWithCheckout | null = loaded;
-  for (let attempt = 0; cur && attempt <= MAX_CONFLICT_RETRIES; attempt++) {
-    const { payment, checkout } = cur;
-    const step = checkoutStep(payment.status, checkout, cmd);
-    if (!step.ok) return failed(fail(step.code));
-    const now = ctx.now();
-    let next: Payment = { ...payment, updatedAt: now, version: payment.version + 1 };
-    let events: string[] = [];
-    if (step.payment) {
-      const moved = transition(payment, step.payment, now);
-      if (!moved.ok) return failed(fail('checkout_closed'));
-      next = moved.state;
-      events = moved.events;
-    }
-    // A move of the payment goes through the payment's own update (outbox events and webhook
-    // deliveries in one statement); the checkout column follows, keyed by the version it produced.
-    const deliveries = step.payment
-      ? await ctx.updates.submit({ next, expectedVersion: payment.version, events })
-      : (await saveCheckout(ctx.db, next, payment.version, step.checkout)) ? 0 : null;
-    if (deliveries !== null) {
-      ctx.cache.delete(next.id);
-      ctx.cache.set(next.id, { state: next, touched: now });
-      if (step.payment) {
-        await recordSettledCheckout(ctx.db, next.id, next.version, step.checkout);
-        if (deliveries > 0) ctx.onDeliveries?.();
-        const customer = customerKeyOf(next);
-        if (step.saveToken && customer && next.status === 'succeeded') {
-          await saveCard(ctx.db, next, { customerKey: customer, connector: connectorFor(next.livemode).name, token: step.saveToken });
-        }
-      }
-      return { ok: true, payment: next, replayed: false, checkout: step.checkout };
-    }
-    ctx.cache.delete(payment.id);
-    cur = await loadCheckout(ctx.db, payment.id);
-  }
+/** Why a payment cannot take a new checkout command now, or null when it can. */
+function refusal(cur: PaymentWithCheckout | null): Failed | null {
   if (!cur) return failed(fail('payment_not_found', 'id'));
-  return failed(fail('service_unavailable', null, 'version conflict persisted'));
+  if (cur.payment.status !== 'pending') return failed(fail('checkout_closed'));
+  if (cur.payment.pendingAttempt) return failed({ ...fail('payment_attempt_in_progress'), retryAfterSeconds: 1 });
+  return null;
 }
-
-/** Loads the payment and refuses at once (before any connector call) when its checkout is closed. */
-async function openCheckout(ctx: ActorContext, id: string): Promise<PaymentWithCheckout | Reply> {
-  const loaded = await loadCheckout(ctx.db, id);
-  if (!loaded) return failed(fail('payment_not_found', 'id'));
-  if (loaded.payment.status !== 'pending') return failed(fail('checkout_closed'));
-  return loaded;
-}
-
-const isReply = (x: PaymentWithCheckout | Reply): x is Reply => 'ok' in x;
 
 /** Turns a connector's answer into the checkout command it means. */
-function commandOf(r: Exclude<ConnectorResult, { kind: 'error' }>, method: CheckoutState['method'], card: CardSummary | null, callbackRef: string | null): CheckoutCommand {
-  const withCountry = (c: CardSummary | null, country: string | null) => (c ? { ...c, country: country ?? c.country } : null);
+function commandOf(r: Exclude<ConnectorResult, { kind: 'error' }>, c: AttemptContext): CheckoutCommand {
+  const withCountry = (card: CardSummary | null, country: string | null) => (card ? { ...card, country: country ?? card.country } : null);
+  const { method, card, callbackRef } = c;
   switch (r.kind) {
     case 'succeeded': return { type: 'settle', method, ref: callbackRef, outcome: 'succeeded', card: withCountry(card, r.country), token: r.token };
     case 'failed': return { type: 'settle', method, ref: callbackRef, outcome: 'failed', code: r.code, card };
@@ -96,60 +46,185 @@ function commandOf(r: Exclude<ConnectorResult, { kind: 'error' }>, method: Check
   }
 }
 
-export async function handleCheckoutPay(ctx: ActorContext, id: string, card: CheckedCard, summary: CardSummary): Promise<Reply> {
-  const loaded = await openCheckout(ctx, id);
-  if (isReply(loaded)) return loaded;
-  const r = await connectorFor(loaded.payment.livemode).authorizeCard(request(ctx, loaded.payment), card);
-  if (r.kind === 'error') return failed(fail(r.code));
-  return apply(ctx, loaded, commandOf(r, 'card', summary, null));
-}
+const settlementOf = (id: string, r: ConnectorResult): AttemptSettlement => ({
+  id, result: r,
+  status: r.kind === 'succeeded' ? 'succeeded' : r.kind === 'failed' || r.kind === 'error' ? 'failed' : 'action_required',
+});
 
-export async function handleCheckoutSubmit(ctx: ActorContext, id: string, action: SubmitAction): Promise<Reply> {
-  const loaded = await openCheckout(ctx, id);
-  if (isReply(loaded)) return loaded;
-  const p = loaded.payment;
-  const connector = connectorFor(p.livemode);
-  const req = request(ctx, p);
-  let r: ConnectorResult;
-  let card: CardSummary | null = null;
-  switch (action.method) {
-    case 'sbp': r = await connector.startSbp(req, action.memberId); break;
-    case 'apple_pay': case 'google_pay': r = await connector.chargeWalletToken(req, action.token); break;
-    case 'recurrent': {
-      const customer = customerKeyOf(p);
-      const saved = customer ? await findSavedCard(ctx.db, action.savedId, p.merchantId, p.livemode, customer) : null;
-      if (!saved || saved.connector !== connector.name) return failed(fail('saved_payment_method_not_found', 'saved_payment_method_id'));
-      card = saved.card;
-      r = await connector.chargeSaved(req, saved.token);
-      break;
-    }
-    default: r = await connector.startWallet(req, action.method, action.phone);
+/**
+ * Writes a checkout change of `cur` (its payment move, if any, and the attempt it settles) in one
+ * version-checked statement. Null on a version conflict, with nothing written.
+ */
+async function write(ctx: ActorContext, cur: PaymentWithCheckout, step: { checkout: CheckoutState; payment: PaymentCommand | null; saveToken: string | null }, settle: AttemptSettlement | null): Promise<CheckoutReply | null> {
+  const { payment } = cur;
+  const now = ctx.now();
+  let next: Payment = { ...payment, updatedAt: now, version: payment.version + 1 };
+  let events: string[] = [];
+  if (step.payment) {
+    const moved = transition(payment, step.payment, now);
+    if (!moved.ok) return failed(fail('checkout_closed'));
+    next = moved.state;
+    events = moved.events;
   }
-  if (r.kind === 'error') return failed(fail(r.code));
-  return apply(ctx, loaded, commandOf(r, action.method, card, null));
+  if (settle) next = { ...next, pendingAttempt: null };
+  const deliveries = await ctx.payments.updates.submit({ next, expectedVersion: payment.version, events, checkout: step.checkout, settle });
+  if (deliveries === null) return null;
+  remember(ctx.payments.cache, next.id, next, now);
+  if (deliveries > 0) ctx.onDeliveries?.();
+  const customer = customerKeyOf(next);
+  if (step.saveToken && customer && next.status === 'succeeded') {
+    // After the commit: a card not saved costs the customer a later re-entry, never this payment's answer.
+    await saveCard(ctx.db, next, { customerKey: customer, connector: ctx.connectors(next.livemode).name, token: step.saveToken })
+      .catch((err: Error) => ctx.log.error({ err, paymentId: next.id }, 'the card could not be saved for recurrent charges; the payment stands'));
+  }
+  return { ok: true, payment: next, checkout: step.checkout, replayed: false };
 }
 
-export async function handleCheckoutCallback(ctx: ActorContext, id: string, ref: string, answer: 'Y' | 'N' | 'approve' | 'decline'): Promise<Reply> {
-  const loaded = await openCheckout(ctx, id);
-  if (isReply(loaded)) return loaded;
-  const c = loaded.checkout;
-  const challenge = answer === 'Y' || answer === 'N';
-  const expected = challenge ? c.awaiting === 'three_ds' : c.awaiting === 'sbp' || c.awaiting === 'wallet';
-  if (!expected || c.ref !== ref) return failed(fail('checkout_action_stale'));
-  const connector = connectorFor(loaded.payment.livemode);
-  const req = request(ctx, loaded.payment);
-  const r = challenge ? await connector.completeChallenge(req, ref, answer) : await connector.resolveExternal(req, ref, answer);
-  if (r.kind === 'error') return failed(fail(r.code));
-  if (r.kind !== 'succeeded' && r.kind !== 'failed') return failed(fail('checkout_action_stale'));
-  return apply(ctx, loaded, commandOf(r, c.method, null, ref));
+/** Releases the attempt in flight without moving the payment (the call reached no bank, or was refused). */
+async function release(ctx: ActorContext, cur: PaymentWithCheckout, settle: AttemptSettlement): Promise<boolean> {
+  const next: Payment = { ...cur.payment, pendingAttempt: null, version: cur.payment.version + 1 };
+  const ok = (await ctx.payments.updates.submit({ next, expectedVersion: cur.payment.version, events: [], settle })) !== null;
+  if (ok) remember(ctx.payments.cache, next.id, next, ctx.now());
+  return ok;
 }
 
-export async function handleCheckoutComplete(ctx: ActorContext, id: string, outcome: 'succeeded' | 'failed' | 'expired', code: FailureCode | null): Promise<Reply> {
-  const loaded = await openCheckout(ctx, id);
-  if (isReply(loaded)) return loaded;
-  const method = loaded.checkout.method ?? loaded.payment.method ?? 'card';
-  const cmd: CheckoutCommand = outcome === 'expired' ? { type: 'expire' }
-    : outcome === 'succeeded' ? { type: 'settle', method, ref: null, outcome: 'succeeded' }
-      : { type: 'settle', method, ref: null, outcome: 'failed', code: code ?? 'card_declined' };
-  return apply(ctx, loaded, cmd);
+/**
+ * Step 3: records the connector's answer to `attemptId` on the payment that names it. When the
+ * payment moved on meanwhile (recovery recorded the same answer first), answers its current state.
+ */
+async function settle(ctx: ActorContext, cur: PaymentWithCheckout | null, attemptId: string, c: AttemptContext, r: ConnectorResult): Promise<CheckoutReply> {
+  for (let i = 0; cur && i <= MAX_CONFLICT_RETRIES; i++) {
+    if (cur.payment.pendingAttempt !== attemptId) {
+      // Someone else recorded this attempt's outcome (recovery asked the bank, which gave the same answer).
+      return { ok: true, payment: cur.payment, checkout: cur.checkout, replayed: false };
+    }
+    let done: CheckoutReply | null;
+    if (r.kind === 'error') {
+      done = (await release(ctx, cur, settlementOf(attemptId, r))) ? failed(fail(r.code)) : null;
+    } else {
+      const step = checkoutStep(cur.payment.status, cur.checkout, commandOf(r, c));
+      if (!step.ok) {
+        ctx.log.error({ paymentId: cur.payment.id, attemptId, result: r.kind, code: step.code }, 'connector answer does not fit the checkout; attempt released');
+        done = (await release(ctx, cur, settlementOf(attemptId, r))) ? failed(fail(step.code)) : null;
+      } else {
+        done = await write(ctx, cur, step, settlementOf(attemptId, r));
+      }
+    }
+    if (done) return done;
+    cur = await loadCheckout(ctx.db, cur.payment.id);
+  }
+  return cur ? persisted() : failed(fail('payment_not_found', 'id'));
 }
+
+/** Plans an acquirer call for the loaded payment, or refuses. */
+type Planner = (cur: PaymentWithCheckout) => Promise<(AttemptPlan & { context: AttemptContext & Record<string, unknown> }) | Failed>;
+
+/** Steps 1-3 for one checkout command, reloading on a version conflict. */
+async function attempt(ctx: ActorContext, id: string, plan: Planner, extraRefusal?: (cur: PaymentWithCheckout) => Failed | null): Promise<CheckoutReply> {
+  for (let i = 0; i <= MAX_CONFLICT_RETRIES; i++) {
+    const cur = await loadCheckout(ctx.db, id);
+    const no = refusal(cur) ?? extraRefusal?.(cur!) ?? null;
+    if (no) return no;
+    const p = await plan(cur!);
+    if ('ok' in p) return p;
+    const run = await startAttempt(ctx, cur!.payment, p, (v, start) => beginPaymentAttempt(ctx.db, id, v, start));
+    if (run.kind === 'conflict') continue;
+    if (run.kind === 'no_answer') return failed({ ...fail('outcome_unknown'), retryAfterSeconds: 2 });
+    const started: PaymentWithCheckout = { ...cur!, payment: { ...cur!.payment, version: cur!.payment.version + 1, pendingAttempt: run.attemptId } };
+    return settle(ctx, started, run.attemptId, p.context, run.result);
+  }
+  return persisted();
+}
+
+const plan = (p: Payment, operation: string, context: AttemptContext, call: AttemptPlan['call']) =>
+  ({ operation, amount: p.amount, currency: p.currency, context: { ...context }, call });
+
+export function handleCheckoutPay(ctx: ActorContext, m: CommandOf<'checkout.pay'>): Promise<CheckoutReply> {
+  return attempt(ctx, m.id, async (cur) => plan(cur.payment, 'authorize_card', { method: 'card', card: m.summary, callbackRef: null },
+    (c, r) => c.authorizeCard(r, m.card)));
+}
+
+export function handleCheckoutSubmit(ctx: ActorContext, m: CommandOf<'checkout.submit'>): Promise<CheckoutReply> {
+  const a: SubmitAction = m.action;
+  return attempt(ctx, m.id, async (cur) => {
+    const p = cur.payment;
+    const base = { method: a.method, card: null, callbackRef: null };
+    switch (a.method) {
+      case 'sbp': return plan(p, 'start_sbp', base, (c, r) => c.startSbp(r, a.memberId));
+      case 'apple_pay': case 'google_pay': return plan(p, 'charge_wallet_token', base, (c, r) => c.chargeWalletToken(r, a.token));
+      case 'recurrent': {
+        const customer = customerKeyOf(p);
+        const saved = customer ? await findSavedCard(ctx.db, a.savedId, p.merchantId, p.livemode, customer) : null;
+        if (!saved || saved.connector !== ctx.connectors(p.livemode).name) return failed(fail('saved_payment_method_not_found', 'saved_payment_method_id'));
+        return plan(p, 'charge_saved', { ...base, card: saved.card }, (c, r) => c.chargeSaved(r, saved.token));
+      }
+      default: return plan(p, 'start_wallet', base, (c, r) => c.startWallet(r, a.method, a.phone));
+    }
+  });
+}
+
+export function handleCheckoutCallback(ctx: ActorContext, m: CommandOf<'checkout.callback'>): Promise<CheckoutReply> {
+  const challenge = m.answer === 'Y' || m.answer === 'N';
+  const stale = (cur: PaymentWithCheckout): Failed | null => {
+    const c = cur.checkout;
+    const expected = challenge ? c.awaiting === 'three_ds' : c.awaiting === 'sbp' || c.awaiting === 'wallet';
+    return !expected || c.ref !== m.ref ? failed(fail('checkout_action_stale')) : null;
+  };
+  return attempt(ctx, m.id, async (cur) => plan(cur.payment, challenge ? 'complete_challenge' : 'resolve_external',
+    { method: cur.checkout.method, card: null, callbackRef: m.ref },
+    async (c, r) => {
+      const out = challenge ? await c.completeChallenge(r, m.ref, m.answer as 'Y' | 'N') : await c.resolveExternal(r, m.ref, m.answer as 'approve' | 'decline');
+      // A bank page's decision settles the payment; anything else is not an answer to this step.
+      return out.kind === 'succeeded' || out.kind === 'failed' || out.kind === 'error' ? out : { kind: 'failed', ref: m.ref, code: 'card_declined' };
+    }), stale);
+}
+
+/** The test helper's forced outcome: no acquirer call, the payment simply settles or expires. */
+export async function handleCheckoutComplete(ctx: ActorContext, m: CommandOf<'checkout.complete'>): Promise<CheckoutReply> {
+  for (let i = 0; i <= MAX_CONFLICT_RETRIES; i++) {
+    const cur = await loadCheckout(ctx.db, m.id);
+    const no = refusal(cur);
+    if (no) return no;
+    const method = cur!.checkout.method ?? cur!.payment.method ?? 'card';
+    const cmd: CheckoutCommand = m.outcome === 'expired' ? { type: 'expire' }
+      : m.outcome === 'succeeded' ? { type: 'settle', method, ref: null, outcome: 'succeeded' }
+        : { type: 'settle', method, ref: null, outcome: 'failed', code: m.failureCode ?? 'card_declined' };
+    const step = checkoutStep(cur!.payment.status, cur!.checkout, cmd);
+    if (!step.ok) return failed(fail(step.code));
+    const done = await write(ctx, cur!, step, null);
+    if (done) return done;
+  }
+  return persisted();
+}
+
+/**
+ * Recovery of an attempt whose outcome was never recorded: asks the connector for the outcome of
+ * that attempt id and records it, or releases the attempt when the connector never received it.
+ */
+export async function handleAttemptRecover(ctx: ActorContext, m: CommandOf<'attempt.recover'>): Promise<ReplyOf<'attempt.recover'>> {
+  const a = await findAttempt(ctx.db, m.attemptId);
+  if (!a || a.status !== 'started') return { ok: true, attemptId: m.attemptId, outcome: 'already_settled' };
+  for (let i = 0; i <= MAX_CONFLICT_RETRIES; i++) {
+    const cur = await loadCheckout(ctx.db, m.id);
+    if (!cur || cur.payment.pendingAttempt !== a.id) {
+      await abandonAttempt(ctx.db, a.id, 'its payment no longer names it');
+      return { ok: true, attemptId: a.id, outcome: 'abandoned' };
+    }
+    const r = await ctx.connectors(cur.payment.livemode).lookup(a.id);
+    if (r.kind === 'unknown_attempt') {
+      if (await release(ctx, cur, { id: a.id, status: 'abandoned', result: r })) {
+        ctx.log.warn({ paymentId: m.id, attemptId: a.id }, 'recovered attempt never reached the connector; released, nothing was charged');
+        return { ok: true, attemptId: a.id, outcome: 'abandoned' };
+      }
+      continue;
+    }
+    const done = await settle(ctx, cur, a.id, a.context as unknown as AttemptContext, r);
+    ctx.log.warn({ paymentId: m.id, attemptId: a.id, result: r.kind, ok: done.ok }, 'recovered attempt: outcome asked of the connector and recorded');
+    // A refusal here (the bank refused the key, the answer did not fit) was recorded with the release.
+    if (done.ok || done.failure.code !== 'service_unavailable') return { ok: true, attemptId: a.id, outcome: 'settled' };
+    return done;
+  }
+  return persisted();
+}
+
+export type { CheckoutMessage, CheckoutResult };

@@ -8,7 +8,7 @@ import { shardOf } from '../src/domain/ids.js';
 import { fail } from '../src/errors.js';
 import type { Logger } from '../src/log.js';
 import type { Payment } from '../src/domain/payment.js';
-import type { Command, FromWorker, Reply, ToWorker, WorkerInit, WorkerStats } from './protocol.js';
+import type { Command, FromWorker, Reply, ReplyTo, ToWorker, WorkerInit, WorkerStats } from './protocol.js';
 
 const WORKER_FILE = fileURLToPath(new URL('./worker.js', import.meta.url));
 
@@ -48,14 +48,17 @@ export class Dispatcher {
     const pending = new Map<number, (m: FromWorker) => void>();
     const shard: Shard = { index, pool, port: port1, pending, task: Promise.resolve(), alive: true };
     port1.on('message', (m: FromWorker) => {
+      if (m.t === 'ask') { this.route(shard, m.rid, m.cmd); return; }
       const done = pending.get(m.rid);
       if (done) { pending.delete(m.rid); done(m); }
     });
     shard.task = pool.run({ port: port2, init: { ...this.opts.init, shard: index } }, { transferList: [port2] })
       .catch((err: Error) => {
         shard.alive = false;
-        this.opts.log.error({ err, shard: index }, 'actor worker died; failing its in-flight commands and restarting it');
-        for (const [rid, done] of pending) done({ t: 'reply', rid, reply: { ok: false, failure: fail('service_unavailable') } });
+        this.opts.log.error({ err, shard: index, inflight: pending.size }, 'actor worker died; its in-flight commands have unknown outcomes; restarting it');
+        // Each may or may not have committed: the caller is told so, and a retry with the same
+        // Idempotency-Key (or a status read) finds what did.
+        for (const [rid, done] of pending) done({ t: 'reply', rid, reply: { ok: false, failure: { ...fail('outcome_unknown'), retryAfterSeconds: 1 } } });
         pending.clear();
         port1.close();
         if (!this.closing) this.shards[index] = this.startShard(index, pool);
@@ -63,8 +66,23 @@ export class Dispatcher {
     return shard;
   }
 
+  /**
+   * Forwards a command one actor asks of another to the owner's shard and posts the reply back.
+   * Asks from one actor reach the other in the order they were sent: the ports are FIFO, this
+   * forwards synchronously, and the owner's mailbox is FIFO.
+   */
+  private route(from: Shard, rid: number, cmd: Command): void {
+    void this.send(cmd).then((reply) => {
+      if (from.alive) from.port.postMessage({ t: 'answer', rid, reply } satisfies ToWorker);
+    });
+  }
+
   /** Sends a command to the actor owning `cmd.id` and resolves with its reply. */
-  send(cmd: Command): Promise<Reply> {
+  send<C extends Command>(cmd: C): Promise<ReplyTo<C>> {
+    return this.sendAny(cmd) as Promise<ReplyTo<C>>;
+  }
+
+  private sendAny(cmd: Command): Promise<Reply> {
     const shard = this.shards[shardOf(cmd.id, this.shards.length)];
     if (this.closing || !shard.alive) return Promise.resolve({ ok: false, failure: { ...fail('service_unavailable'), retryAfterSeconds: 1 } });
     if (shard.pending.size >= this.opts.inflightLimit) {
@@ -76,7 +94,7 @@ export class Dispatcher {
     return new Promise((resolve) => {
       shard.pending.set(rid, (m) => {
         const reply = (m as Extract<FromWorker, { t: 'reply' }>).reply;
-        if (obs && reply.ok) obs.after(reply.payment, token);
+        if (obs && reply.ok && 'payment' in reply) obs.after(reply.payment, token);
         resolve(reply);
       });
       shard.port.postMessage({ t: 'cmd', rid, cmd } satisfies ToWorker);

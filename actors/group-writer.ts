@@ -3,14 +3,34 @@
 // group rather than once per aggregate. At low load every write goes alone, with no added wait.
 // Each caller still gets its answer only after the statement holding its row has committed, and
 // each actor still has at most one write in flight (its mailbox), so ordering per id is unchanged.
+//
+// A statement that fails as a whole was rolled back, so its group is split in halves and each half
+// is tried again: one bad row fails alone and never takes unrelated writes with it. A failure that
+// leaves the outcome unknown (the connection to the database broke, a timeout) is not retried: its
+// callers learn that the outcome is unknown, and the version checks make their own retries safe.
 
 interface Pending<I, O> { item: I; resolve(o: O): void; reject(e: unknown): void }
+
+export interface GroupWriterOptions {
+  maxInflight?: number;
+  maxBatch?: number;
+  /** Whether a failed statement may have committed (so it must not be retried blindly). */
+  ambiguous?: (err: unknown) => boolean;
+}
 
 export class GroupWriter<I, O> {
   private queue: Pending<I, O>[] = [];
   private inflight = 0;
+  private readonly maxInflight: number;
+  private readonly maxBatch: number;
+  private readonly ambiguous: (err: unknown) => boolean;
 
-  constructor(private readonly write: (items: I[]) => Promise<O[]>, private readonly maxInflight = 4, private readonly maxBatch = 64) {}
+  /** `write` answers each item in order: its outcome, or an Error that fails that item alone. */
+  constructor(private readonly write: (items: I[]) => Promise<(O | Error)[]>, opts: GroupWriterOptions = {}) {
+    this.maxInflight = opts.maxInflight ?? 4;
+    this.maxBatch = opts.maxBatch ?? 64;
+    this.ambiguous = opts.ambiguous ?? (() => true);
+  }
 
   submit(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
@@ -22,17 +42,26 @@ export class GroupWriter<I, O> {
   private async drain(): Promise<void> {
     this.inflight++;
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
-        try {
-          const outcomes = await this.write(batch.map((b) => b.item));
-          batch.forEach((b, i) => b.resolve(outcomes[i]));
-        } catch (err) {
-          batch.forEach((b) => b.reject(err)); // a failed statement fails only its own group
-        }
-      }
+      while (this.queue.length > 0) await this.run(this.queue.splice(0, this.maxBatch));
     } finally {
       this.inflight--;
     }
+  }
+
+  private async run(batch: Pending<I, O>[]): Promise<void> {
+    let outcomes: (O | Error)[];
+    try {
+      outcomes = await this.write(batch.map((b) => b.item));
+    } catch (err) {
+      if (batch.length === 1 || this.ambiguous(err)) { for (const b of batch) b.reject(err); return; }
+      const half = Math.ceil(batch.length / 2);
+      await this.run(batch.slice(0, half));
+      await this.run(batch.slice(half));
+      return;
+    }
+    batch.forEach((b, i) => {
+      const o = outcomes[i];
+      if (o instanceof Error) b.reject(o); else b.resolve(o);
+    });
   }
 }

@@ -1,31 +1,74 @@
-// The typed messages between the main thread and the actor workers: one union each way.
-// A failed command travels as data (ApiFailure), never as a thrown, structured-cloned error.
+// The typed messages of the actor runtime, shared by both threads (one file). Each aggregate kind
+// has its command union and, per command, the result its reply carries; a failed command travels as
+// data (ApiFailure), never as a thrown, structured-cloned error.
 import type { ApiFailure } from '../src/errors.js';
-import type { CreateContext, NewPayment, Payment, PaymentCommand } from '../src/domain/payment.js';
+import type { CardSummary, CreateContext, FailureCode, NewPayment, Payment, PaymentCommand } from '../src/domain/payment.js';
 import type { CheckoutState } from '../src/domain/checkout.js';
-import type { CheckoutMessage } from './checkout-actor.js';
+import type { CheckedCard } from '../src/domain/card.js';
+import type { RedirectWallet } from '../src/domain/methods.js';
 import type { WebhookConfig } from '../src/config.js';
 
-export type Command =
-  | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext }
-  | { kind: 'payment.apply'; id: string; command: PaymentCommand }
-  | CheckoutMessage;
+/** What the customer asked the checkout to start with a method other than a typed card. */
+export type SubmitAction =
+  | { method: 'sbp'; memberId: string | null }
+  | { method: RedirectWallet; phone: string | null }
+  | { method: 'apple_pay' | 'google_pay'; token: string }
+  | { method: 'recurrent'; savedId: string };
 
-export type Reply =
-  | { ok: true; payment: Payment; replayed: boolean; checkout?: CheckoutState }
-  | { ok: false; failure: ApiFailure };
+/** Payment aggregate: creation and the plain state changes (expiry, forced outcomes). */
+export type PaymentMessage =
+  | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext }
+  | { kind: 'payment.apply'; id: string; command: PaymentCommand };
+
+/** The checkout of a payment (addressed by the payment's id): every acquirer call goes through here. */
+export type CheckoutMessage =
+  | { kind: 'checkout.pay'; id: string; card: CheckedCard; summary: CardSummary }
+  | { kind: 'checkout.submit'; id: string; action: SubmitAction }
+  | { kind: 'checkout.callback'; id: string; ref: string; answer: 'Y' | 'N' | 'approve' | 'decline' }
+  | { kind: 'checkout.complete'; id: string; outcome: 'succeeded' | 'failed' | 'expired'; failureCode: FailureCode | null };
+
+/** Recovery of a connector attempt whose outcome was never recorded (addressed by its aggregate's id). */
+export type AttemptMessage = { kind: 'attempt.recover'; id: string; attemptId: string };
+
+export type Command = PaymentMessage | CheckoutMessage | AttemptMessage;
+export type CommandKind = Command['kind'];
+export type CommandOf<K extends CommandKind> = Extract<Command, { kind: K }>;
+
+export interface PaymentResult { payment: Payment; replayed: boolean }
+export interface CheckoutResult { payment: Payment; checkout: CheckoutState; replayed: boolean }
+export interface RecoverResult { attemptId: string; outcome: 'settled' | 'abandoned' | 'already_settled' }
+
+/** The result each command's reply carries when it succeeds. */
+export interface Results {
+  'payment.create': PaymentResult;
+  'payment.apply': PaymentResult;
+  'checkout.pay': CheckoutResult;
+  'checkout.submit': CheckoutResult;
+  'checkout.callback': CheckoutResult;
+  'checkout.complete': CheckoutResult;
+  'attempt.recover': RecoverResult;
+}
+
+export type Failed = { ok: false; failure: ApiFailure };
+export type ReplyOf<K extends CommandKind> = ({ ok: true } & Results[K]) | Failed;
+/** The reply to a command, typed by the command. */
+export type ReplyTo<C extends Command> = ReplyOf<C['kind']>;
+/** Any reply (as it crosses the thread boundary). */
+export type Reply = ReplyOf<CommandKind>;
 
 export interface WorkerStats { shard: number; mailboxDepth: number; actors: number; processed: number }
 
-/** Main thread -> worker. */
+/** Main thread -> worker. `answer` carries the reply to an actor-to-actor `ask` of this worker. */
 export type ToWorker =
   | { t: 'cmd'; rid: number; cmd: Command }
+  | { t: 'answer'; rid: number; reply: Reply }
   | { t: 'stats'; rid: number }
   | { t: 'drain' };
 
-/** Worker -> main thread. */
+/** Worker -> main thread. `ask` is a command one actor sends another (routed to its shard). */
 export type FromWorker =
   | { t: 'reply'; rid: number; reply: Reply }
+  | { t: 'ask'; rid: number; cmd: Command }
   | { t: 'stats'; rid: number; stats: WorkerStats };
 
 export interface WorkerInit {
@@ -33,7 +76,11 @@ export interface WorkerInit {
   databaseUrl: string;
   poolSize: number;
   mailboxLimit: number;
+  /** Commands queued for one aggregate id beyond which new ones are refused (one hot id cannot take the shard). */
+  mailboxPerIdLimit: number;
   logLevel: string;
   publicBaseUrl: string;
+  /** How long one connector call may take before its outcome is left to recovery. */
+  connectorTimeoutMs: number;
   webhooks: WebhookConfig;
 }

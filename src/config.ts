@@ -18,6 +18,13 @@ export interface Config {
   rateLimitPerMinute: number;
   authCacheMs: number;
   mailboxLimit: number;
+  /** Commands queued for one aggregate id beyond which new ones get 503 (one hot id cannot take a shard). */
+  mailboxPerIdLimit: number;
+  /** How long one acquirer call may take before its outcome is left to the recovery sweep. */
+  connectorTimeoutMs: number;
+  /** An attempt with no recorded outcome after this long is recovered (asked of the connector). */
+  attemptRecoveryAfterMs: number;
+  attemptRecoveryPollMs: number;
   dbPoolSize: number;
   logLevel: string;
   metricsPublic: boolean;
@@ -75,6 +82,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1),
     authCacheMs: int(env, 'AUTH_CACHE_MS', 5000, 0),
     mailboxLimit: int(env, 'MAILBOX_LIMIT', 10000, 1),
+    mailboxPerIdLimit: int(env, 'MAILBOX_PER_ID_LIMIT', 100, 1),
+    connectorTimeoutMs: int(env, 'CONNECTOR_TIMEOUT_MS', 20_000, 1),
+    attemptRecoveryAfterMs: int(env, 'ATTEMPT_RECOVERY_AFTER_MS', 60_000, 1),
+    attemptRecoveryPollMs: int(env, 'ATTEMPT_RECOVERY_POLL_MS', 1000, 10),
     dbPoolSize: int(env, 'DB_POOL_SIZE', 16, 1),
     logLevel: env.LOG_LEVEL || 'info',
     metricsPublic: flag(env, 'METRICS_PUBLIC', false),

@@ -12,6 +12,8 @@ import { MemoryKeyValue } from './store/kv-memory.js';
 import { RedisKeyValue } from './store/kv-redis.js';
 import { Dispatcher } from '../actors/dispatcher.js';
 import { startScheduler } from '../actors/scheduler.js';
+import { startRecovery } from '../actors/recovery.js';
+import { failpointsArmed } from './failpoints.js';
 import { buildApp, isNativeUws, listen } from './http/app.js';
 import { activeRequests, closeConnectionsAfterAnswer } from './http/context.js';
 import { Authenticator } from './http/auth.js';
@@ -68,7 +70,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const dispatcher = new Dispatcher({
     workers: config.workers, inflightLimit: config.mailboxLimit, log,
     observe: { before: () => reads.generation, after: (p, gen) => reads.offer(p, gen) },
-    init: { databaseUrl, poolSize: config.dbPoolSize, mailboxLimit: config.mailboxLimit, logLevel: config.logLevel, publicBaseUrl: config.publicBaseUrl, webhooks: config.webhooks },
+    init: {
+      databaseUrl, poolSize: config.dbPoolSize, mailboxLimit: config.mailboxLimit, mailboxPerIdLimit: config.mailboxPerIdLimit,
+      logLevel: config.logLevel, publicBaseUrl: config.publicBaseUrl, connectorTimeoutMs: config.connectorTimeoutMs, webhooks: config.webhooks,
+    },
   });
   const metrics = new Metrics();
   const adminToken = config.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
@@ -85,6 +90,8 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const app = buildApp(allRoutes, services);
   const listening = await listen(app, config.host, config.port);
   const scheduler = startScheduler(db, dispatcher, config.expiryPollMs, log);
+  const recovery = startRecovery(db, dispatcher, { afterMs: config.attemptRecoveryAfterMs, pollMs: config.attemptRecoveryPollMs }, log);
+  if (failpointsArmed().length) log.warn({ failpoints: failpointsArmed() }, 'FAILPOINTS set: this process dies on purpose at those points (fault tests only)');
   const demo = config.demoMerchant ? await ensureDemoMerchant(services) : null;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${listening.port}`;
   log.info({ url, workers: config.workers, kv: kv.kind, embeddedPostgres: !!embedded }, 'listening');
@@ -97,6 +104,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       const deadline = Date.now() + 15_000;  // answer everything already received
       while (activeRequests() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       await scheduler.stop();
+      await recovery.stop();
       await dispatcher.close();              // mailboxes drain: every accepted command finishes
       await membership.leave();
       await services.webhooks.stop();

@@ -8,4 +8,6 @@ export const liveConnector: Connector = {
   name: 'live',
   authorizeCard: refuse, completeChallenge: refuse, startSbp: refuse, startWallet: refuse,
   chargeWalletToken: refuse, chargeSaved: refuse, resolveExternal: refuse,
+  // Nothing is ever sent: every key is unknown to it.
+  lookup: async () => ({ kind: 'unknown_attempt' }),
 };

@@ -6,6 +6,8 @@ import type { RedirectWallet } from '../domain/methods.js';
 import type { FailureCode } from '../domain/payment.js';
 
 export interface ConnectorRequest {
+  /** The attempt's id: the acquirer's idempotency key for this call (DESIGN invariant 9). */
+  attemptId: string;
   paymentId: string;
   amount: number;
   currency: string;
@@ -15,7 +17,7 @@ export interface ConnectorRequest {
 }
 
 /** Refusals of the connector itself (not a decision of the card's bank). */
-export type ConnectorErrorCode = 'connector_not_configured' | 'test_card_in_live_mode';
+export type ConnectorErrorCode = 'connector_not_configured' | 'test_card_in_live_mode' | 'payment_attempt_interrupted';
 
 export type ConnectorResult =
   | { kind: 'succeeded'; ref: string; country: string | null; token: string | null }
@@ -25,8 +27,11 @@ export type ConnectorResult =
   | { kind: 'redirect'; ref: string; url: string }
   | { kind: 'error'; code: ConnectorErrorCode };
 
-export interface Connector {
-  readonly name: string;
+/** The answer to a status query for a key the acquirer never received: it will now refuse that key. */
+export interface UnknownAttempt { kind: 'unknown_attempt' }
+
+/** What the acquirer can be asked to do; every call carries its attempt id in `r.attemptId`. */
+export interface BankOperations {
   /** Authorises a card payment: settles, or asks for a 3-D Secure challenge. */
   authorizeCard(r: ConnectorRequest, card: CheckedCard): Promise<ConnectorResult>;
   /** The result of the challenge (`cres` Y = passed, N = failed) for the attempt `ref`. */
@@ -41,4 +46,14 @@ export interface Connector {
   chargeSaved(r: ConnectorRequest, token: string): Promise<ConnectorResult>;
   /** The answer of the bank or wallet page for the attempt `ref`. */
   resolveExternal(r: ConnectorRequest, ref: string, decision: 'approve' | 'decline'): Promise<ConnectorResult>;
+}
+
+export interface Connector extends BankOperations {
+  readonly name: string;
+  /**
+   * The outcome of the call made with `attemptId`, exactly as first given; for a key the acquirer
+   * never received, `unknown_attempt`, after which a call with that key is refused. Recovery asks
+   * this instead of repeating a call whose outcome it did not see.
+   */
+  lookup(attemptId: string): Promise<ConnectorResult | UnknownAttempt>;
 }

@@ -6,7 +6,6 @@ import { computeFee, type FeeSettings } from './money.js';
 
 export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'expired', 'refunded', 'partially_refunded', 'review'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
-export const FINAL_STATUSES: ReadonlySet<PaymentStatus> = new Set(['succeeded', 'failed', 'expired', 'refunded', 'partially_refunded']);
 
 export const FAILURE_CODES = ['authentication_failed', 'insufficient_funds', 'card_expired', 'limit_exceeded', 'card_declined', 'expired'] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
@@ -61,6 +60,8 @@ export interface Payment {
   requestId: string;
   idempotencyKey: string | null;
   requestHash: string | null;
+  /** The connector attempt in flight (recorded, outcome not yet recorded): no other may start. */
+  pendingAttempt: string | null;
 }
 
 /** A validated create request, in domain terms. */
@@ -97,7 +98,7 @@ export function createPayment(input: NewPayment, ctx: CreateContext, now: number
     method: input.method, customer: input.customer, card: null, failure: null,
     returnUrl: input.returnUrl, locale: input.locale, source: input.source,
     createdAt: now, paidAt: null, expiresAt: now + ctx.windowSeconds * 1000, updatedAt: now, version: 1,
-    requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey, requestHash: ctx.requestHash,
+    requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey, requestHash: ctx.requestHash, pendingAttempt: null,
   };
 }
 
@@ -139,6 +140,3 @@ export function transition(p: Payment, cmd: PaymentCommand, now: number): Transi
     }
   }
 }
-
-/** Whether a pending payment's window has ended at `now`. */
-export const isDue = (p: Payment, now: number): boolean => p.status === 'pending' && p.expiresAt <= now;

@@ -20,3 +20,13 @@ export function createPool(connectionString: string, max: number, relaxedCommit 
   pool.on('error', () => {});
   return pool;
 }
+
+/**
+ * Whether a failed statement surely rolled back: Postgres itself refused it for its data (class 22),
+ * an integrity rule (23), its text (42) or a limit (54). Anything else (a broken connection, a
+ * timeout on either side) may have committed, so its outcome is unknown.
+ */
+export function rolledBack(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'string' && /^(22|23|42|54)[0-9A-Z]{3}$/.test(code);
+}

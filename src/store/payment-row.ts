@@ -8,6 +8,7 @@ export interface PaymentRow {
   card: Payment['card']; failure: Payment['failure']; return_url: string | null; locale: string | null; source: string;
   created_at: Date | string; paid_at: Date | string | null; expires_at: Date | string; updated_at: Date | string;
   version: number; request_id: string; idempotency_key: string | null; request_hash: string | null;
+  pending_attempt?: string | null;
 }
 
 const ms = (v: Date | string): number => (v instanceof Date ? v.getTime() : Date.parse(v));
@@ -21,7 +22,7 @@ export function rowToPayment(r: PaymentRow): Payment {
     failure: r.failure, returnUrl: r.return_url, locale: r.locale as Payment['locale'], source: r.source as Payment['source'],
     createdAt: ms(r.created_at), paidAt: r.paid_at === null ? null : ms(r.paid_at), expiresAt: ms(r.expires_at),
     updatedAt: ms(r.updated_at), version: r.version, requestId: r.request_id,
-    idempotencyKey: r.idempotency_key, requestHash: r.request_hash,
+    idempotencyKey: r.idempotency_key, requestHash: r.request_hash, pendingAttempt: r.pending_attempt ?? null,
   };
 }
 

@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import { eventId } from '../domain/ids.js';
 import type { Payment, PaymentStatus } from '../domain/payment.js';
+import type { CheckoutState } from '../domain/checkout.js';
 import { MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
 import { INSERT_COLUMNS, paymentToParams, rowToPayment, type PaymentRow } from './payment-row.js';
 
@@ -34,19 +35,25 @@ export type InsertOutcome =
   | { kind: 'created'; payment: Payment }
   | { kind: 'existing'; payment: Payment };
 
-export async function insertPayments(db: pg.Pool, ps: Payment[]): Promise<InsertOutcome[]> {
+/**
+ * For each payment: created, or the existing payment holding its idempotency key, or an Error when
+ * that payment alone could not be resolved (a failed follow-up lookup fails only its own row: the
+ * others are committed and answered as such).
+ */
+export async function insertPayments(db: pg.Pool, ps: Payment[]): Promise<(InsertOutcome | Error)[]> {
   const values: unknown[] = [];
   for (const p of ps) values.push(...paymentToParams(p));
   values.push(ps.map((p) => p.id), ps.map(() => eventId()));
   const res = await db.query<{ id: string }>({ name: `payment_insert_${ps.length}`, text: insertSql(ps.length), values });
   const inserted = new Set(res.rows.map((r) => r.id));
-  return Promise.all(ps.map(async (p): Promise<InsertOutcome> => {
+  const outcomes = await Promise.allSettled(ps.map(async (p): Promise<InsertOutcome> => {
     if (inserted.has(p.id)) return { kind: 'created', payment: p };
     // The idempotency key is taken: the statement's snapshot could not see the winner, a new one can.
     const existing = await findByIdempotencyKey(db, p.merchantId, p.livemode, p.idempotencyKey!);
     if (!existing) throw new Error('idempotent insert conflicted but no row holds the key');
     return { kind: 'existing', payment: existing };
   }));
+  return outcomes.map((o) => (o.status === 'fulfilled' ? o.value : o.reason instanceof Error ? o.reason : new Error(String(o.reason))));
 }
 
 export async function findByIdempotencyKey(db: pg.Pool, merchantId: string, livemode: boolean, key: string): Promise<Payment | null> {
@@ -77,21 +84,38 @@ export async function findPaymentForMerchant(db: pg.Pool, merchantId: string, li
   return res.rows[0] ? rowToPayment(res.rows[0]) : null;
 }
 
-export interface PaymentUpdate { next: Payment; expectedVersion: number; events: string[] }
+/** What an attempt's outcome write records on the attempt row, in the same statement. */
+export interface AttemptSettlement { id: string; status: 'succeeded' | 'failed' | 'action_required' | 'abandoned'; result: unknown }
+
+export interface PaymentUpdate {
+  next: Payment;
+  expectedVersion: number;
+  events: string[];
+  /** The new checkout state, when the change is a checkout step (kept as it is when absent). */
+  checkout?: CheckoutState | null;
+  /** The attempt whose outcome this change records. */
+  settle?: AttemptSettlement | null;
+}
 
 // Every row applies only if it still has the version its actor loaded. Events are written for the
-// rows that applied, and one webhook delivery per subscribed merchant API endpoint, all in this
-// one statement: they commit or roll back with the change.
+// rows that applied, and one webhook delivery per subscribed merchant API endpoint; the checkout
+// state and the outcome of the connector attempt being settled travel in the same statement: all
+// of it commits or rolls back together, so nothing runs after the commit that could fail it.
 const UPDATE_SQL = `
 WITH v AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::text[], $6::jsonb[], $7::jsonb[],
-    $8::timestamptz[], $9::timestamptz[], $10::int[], $11::jsonb[])
-    AS v(id, expected, status, amount_refunded, method, card, failure, paid_at, updated_at, version, charged)
+    $8::timestamptz[], $9::timestamptz[], $10::int[], $11::jsonb[], $16::jsonb[], $17::text[], $18::text[], $19::text[], $20::jsonb[])
+    AS v(id, expected, status, amount_refunded, method, card, failure, paid_at, updated_at, version, charged,
+         checkout, pending_attempt, att_id, att_status, att_result)
 ), upd AS (
   UPDATE payments p SET status = v.status, amount_refunded = v.amount_refunded, method = v.method, card = v.card,
-    failure = v.failure, paid_at = v.paid_at, updated_at = v.updated_at, version = v.version, charged = v.charged, expiry_lease = NULL
+    failure = v.failure, paid_at = v.paid_at, updated_at = v.updated_at, version = v.version, charged = v.charged, expiry_lease = NULL,
+    checkout = COALESCE(v.checkout, p.checkout), pending_attempt = v.pending_attempt
   FROM v WHERE p.id = v.id AND p.version = v.expected
   RETURNING p.*
+), att AS (
+  UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
+  FROM v JOIN upd ON upd.id = v.id WHERE a.id = v.att_id AND a.status = 'started'
 ), ev AS (
   INSERT INTO events (id, merchant_id, livemode, type, aggregate_id, data, created_at)
   SELECT e.eid, upd.merchant_id, upd.livemode, e.type, upd.id, to_jsonb(upd), upd.updated_at
@@ -125,15 +149,12 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
       col((u) => isoOrNull(u.next.paidAt)), col((u) => new Date(u.next.updatedAt).toISOString()), col((u) => u.next.version),
       col((u) => JSON.stringify(u.next.charged)),
       evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE,
+      col((u) => (u.checkout ? JSON.stringify(u.checkout) : null)), col((u) => u.next.pendingAttempt),
+      col((u) => u.settle?.id ?? null), col((u) => u.settle?.status ?? null), col((u) => (u.settle ? JSON.stringify(u.settle.result) : null)),
     ],
   });
   const applied = new Map(res.rows.map((r) => [r.id, Number(r.deliveries)]));
   return us.map((u) => applied.get(u.next.id) ?? null);
-}
-
-/** One actor's conditional update (see updatePayments). */
-export async function updatePayment(db: pg.Pool, next: Payment, expectedVersion: number, events: string[]): Promise<number | null> {
-  return (await updatePayments(db, [{ next, expectedVersion, events }]))[0];
 }
 
 export interface ListQuery {

@@ -3,6 +3,7 @@
 import t from 'tap';
 import pg from 'pg';
 import { GroupWriter } from '../../actors/group-writer.js';
+import { rolledBack } from '../../src/store/db.js';
 import { insertPayments } from '../../src/store/payments-repo.js';
 import { createPayment } from '../../src/domain/payment.js';
 import { paymentId } from '../../src/domain/ids.js';
@@ -19,7 +20,7 @@ const make = (i: number, key: string | null, amount = 100 + i) => createPayment(
   Date.now());
 
 t.test('300 concurrent inserts, 30 of them sharing 3 keys', async (t) => {
-  const b = new GroupWriter((ps: ReturnType<typeof make>[]) => insertPayments(pool, ps), 2, 64);
+  const b = new GroupWriter((ps: ReturnType<typeof make>[]) => insertPayments(pool, ps), { maxInflight: 2, maxBatch: 64 });
   const ps = Array.from({ length: 300 }, (_, i) => make(i, i < 30 ? `shared-${i % 3}` : `own-${i}`));
   const outcomes = await Promise.all(ps.map((p) => b.submit(p)));
   const created = outcomes.filter((o) => o.kind === 'created');
@@ -36,7 +37,7 @@ t.test('300 concurrent inserts, 30 of them sharing 3 keys', async (t) => {
 });
 
 t.test('a failing statement fails only its own batch, and the batcher keeps working', async (t) => {
-  const b = new GroupWriter((ps: ReturnType<typeof make>[]) => insertPayments(pool, ps), 1, 10);
+  const b = new GroupWriter((ps: ReturnType<typeof make>[]) => insertPayments(pool, ps), { maxInflight: 1, maxBatch: 10 });
   const bad = make(1000, null);
   (bad as { amount: number }).amount = -1; // violates CHECK (amount > 0)
   const r = await b.submit(bad).then(() => 'ok', () => 'failed');
@@ -45,13 +46,34 @@ t.test('a failing statement fails only its own batch, and the batcher keeps work
   t.equal(good.kind, 'created');
 });
 
+t.test('one bad row in a group fails alone: the 63 others of its statement are created', async (t) => {
+  // The writer is held busy by a first write, so the next 64 submissions queue up and go as one group.
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  let statements = 0;
+  const b = new GroupWriter(async (ps: ReturnType<typeof make>[]) => { statements++; if (statements === 1) await gate; return insertPayments(pool, ps); },
+    { maxInflight: 1, maxBatch: 64, ambiguous: (err) => !rolledBack(err) });
+  const first = b.submit(make(3000, null));
+  const ps = Array.from({ length: 64 }, (_, i) => make(3001 + i, null));
+  (ps[40] as { amount: number }).amount = -1; // violates CHECK (amount > 0)
+  const all = ps.map((p) => b.submit(p).then((o) => o.kind, (e: Error) => `failed: ${e.message}`));
+  release();
+  await first;
+  const outcomes = await Promise.all(all);
+  t.match(outcomes[40], /^failed: .*check constraint/);
+  t.same(outcomes.filter((o, i) => i !== 40 && o === 'created').length, 63, 'every other row of the group was created');
+  const { rows } = await pool.query('SELECT count(*)::int AS n FROM payments WHERE id = ANY($1)', [ps.map((p) => p.id)]);
+  t.equal(rows[0].n, 63);
+  t.ok(statements > 2, 'the failed group was split and retried');
+});
+
 t.test('grouped updates: each applies on its own version; a stale one alone is refused', async (t) => {
   const { transition } = await import('../../src/domain/payment.js');
   const { updatePayments } = await import('../../src/store/payments-repo.js');
   const ps = Array.from({ length: 60 }, (_, i) => make(2000 + i, null));
-  const creates = new GroupWriter((xs: typeof ps) => insertPayments(pool, xs), 2, 64);
+  const creates = new GroupWriter((xs: typeof ps) => insertPayments(pool, xs), { maxInflight: 2, maxBatch: 64 });
   await Promise.all(ps.map((p) => creates.submit(p)));
-  const updates = new GroupWriter((us: Parameters<typeof updatePayments>[1]) => updatePayments(pool, us), 2, 16);
+  const updates = new GroupWriter((us: Parameters<typeof updatePayments>[1]) => updatePayments(pool, us), { maxInflight: 2, maxBatch: 16 });
   const results = await Promise.all(ps.map((p, i) => {
     const r = transition(p, { type: 'expire' }, Date.now());
     if (!r.ok) throw new Error(r.code);

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
 import { createPayment, transition } from '../../src/domain/payment.js';
 import { paymentId } from '../../src/domain/ids.js';
-import { insertPayments, updatePayment } from '../../src/store/payments-repo.js';
+import { insertPayments, updatePayments } from '../../src/store/payments-repo.js';
 import { insertEventWithDelivery, upsertSettings } from '../../src/store/webhooks-repo.js';
 import { startTestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
@@ -28,7 +28,7 @@ t.test('a committed transition writes its event and one delivery per subscribed 
   await insertPayments(pool, [p]);
   const r = transition(p, { type: 'expire' }, Date.now());
   if (!r.ok) throw new Error(r.code);
-  t.equal(await updatePayment(pool, r.state, p.version, r.events), 1);
+  t.equal((await updatePayments(pool, [{ next: r.state, expectedVersion: p.version, events: r.events }]))[0], 1);
   t.equal(await count('events', "aggregate_id = $1 AND type = 'payment.expired'", [p.id]), 1);
   t.equal(await count('webhook_deliveries d JOIN events e ON e.id = d.event_id', "e.aggregate_id = $1", [p.id]), 1);
 });
@@ -38,7 +38,7 @@ t.test('a version conflict writes nothing', async (t) => {
   await insertPayments(pool, [p]);
   const r = transition(p, { type: 'expire' }, Date.now());
   if (!r.ok) throw new Error(r.code);
-  t.equal(await updatePayment(pool, r.state, p.version + 5, r.events), null);
+  t.equal((await updatePayments(pool, [{ next: r.state, expectedVersion: p.version + 5, events: r.events }]))[0], null);
   t.equal(await count('events', "aggregate_id = $1 AND type <> 'payment.created'", [p.id]), 0);
   t.equal(await count('webhook_deliveries d JOIN events e ON e.id = d.event_id', 'e.aggregate_id = $1', [p.id]), 0);
 });
@@ -53,7 +53,7 @@ t.test('a transaction rolled back after the change leaves no event and no delive
     await client.query('BEGIN');
     // The same statement the actor runs, inside a transaction that then fails.
     const one = { query: client.query.bind(client) } as unknown as pg.Pool;
-    t.equal(await updatePayment(one, r.state, p.version, r.events), 1);
+    t.equal((await updatePayments(one, [{ next: r.state, expectedVersion: p.version, events: r.events }]))[0], 1);
     await client.query('SELECT 1/0').catch(() => {});
     await client.query('ROLLBACK');
   } finally { client.release(); }

@@ -1,4 +1,4 @@
-// The keyed mailbox: strict order per id, interleaving across ids, bounded depth.
+// The keyed mailbox: strict order per id, interleaving across ids, bounded depth overall and per id.
 import t from 'tap';
 import { KeyedMailbox } from '../../actors/mailbox.js';
 
@@ -47,9 +47,19 @@ t.test('a failing job does not stop the queue', async (t) => {
 t.test('a full mailbox refuses', async (t) => {
   const mb = new KeyedMailbox(3);
   const results = Array.from({ length: 5 }, (_, i) => mb.push(`id${i}`, async () => { await tick(5); }));
-  t.same(results, [true, true, true, false, false]);
+  t.same(results, ['queued', 'queued', 'queued', 'full', 'full']);
   t.equal(mb.depth, 3);
   await mb.idle();
   t.equal(mb.depth, 0);
-  t.equal(mb.push('again', async () => {}), true);
+  t.equal(mb.push('again', async () => {}), 'queued');
+});
+
+t.test('one hot id is bounded on its own and leaves the rest of the budget to other ids', async (t) => {
+  const mb = new KeyedMailbox(100, 4);
+  const hot = Array.from({ length: 10 }, () => mb.push('hot', async () => { await tick(5); }));
+  t.same(hot, ['queued', 'queued', 'queued', 'queued', 'id_full', 'id_full', 'id_full', 'id_full', 'id_full', 'id_full']);
+  const others = Array.from({ length: 20 }, (_, i) => mb.push(`other${i}`, async () => {}));
+  t.ok(others.every((r) => r === 'queued'), 'other ids still get in');
+  await mb.idle();
+  t.equal(mb.push('hot', async () => {}), 'queued', 'the hot id is admitted again once its queue drains');
 });

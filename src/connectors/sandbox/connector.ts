@@ -1,72 +1,27 @@
-// The sandbox bank: a deterministic acquirer for anyone integrating. Outcomes are driven by the
-// test cards, by its own pages (3-D Secure ACS, SBP bank, wallets) and by the test helpers. It keeps
-// no state: what it must remember between two calls travels in its attempt reference, as a real
-// acquirer's would live on its side.
-import { randomBytes } from 'node:crypto';
-import type { Connector, ConnectorRequest, ConnectorResult } from '../types.js';
-import { TEST_CARDS } from './cards.js';
+// The sandbox connector: the bank's decisions (decisions.ts) behind its ledger (ledger.ts), so that
+// every call is idempotent by its attempt id, as a real acquirer's API is by its idempotency key.
+import type { Connector, ConnectorRequest, ConnectorResult, UnknownAttempt } from '../types.js';
+import { sandboxDecisions as bank } from './decisions.js';
+import type { SandboxLedger } from './ledger.js';
 
-const rand = () => randomBytes(9).toString('base64url').replace(/[-_]/g, 'x');
-const ref = (kind: string) => `sbx_${kind}_${rand()}`;
+export { sandboxPaths } from './decisions.js';
 
-/** Pages of the sandbox bank, under the service's public base URL. */
-export const sandboxPaths = {
-  acs: (paymentId: string) => `/sandbox/3ds/${encodeURIComponent(paymentId)}`,
-  sbp: (paymentId: string) => `/sandbox/sbp/${encodeURIComponent(paymentId)}`,
-  wallet: (paymentId: string) => `/sandbox/wallet/${encodeURIComponent(paymentId)}`,
-};
+/** A key the bank had closed on a status query is refused: nothing moves. */
+const settled = (r: ConnectorResult | UnknownAttempt): ConnectorResult =>
+  r.kind === 'unknown_attempt' ? { kind: 'error', code: 'payment_attempt_interrupted' } : r;
 
-export const sandboxConnector: Connector = {
-  name: 'sandbox',
-
-  async authorizeCard(r, card) {
-    const scenario = TEST_CARDS[card.pan];
-    if (r.livemode && scenario) return { kind: 'error', code: 'test_card_in_live_mode' };
-    if (!scenario) return { kind: 'failed', ref: ref('card'), code: 'card_declined' };
-    if (scenario.kind === 'decline') return { kind: 'failed', ref: ref('card'), code: scenario.code };
-    const token = ref('tok');
-    if (scenario.kind === 'success') return { kind: 'succeeded', ref: ref('card'), country: scenario.country, token };
-    const attempt = ref(scenario.afterPass === 'success' ? '3dsok' : `3ds-${scenario.afterPass}`);
-    const creq = Buffer.from(JSON.stringify({ messageType: 'CReq', messageVersion: '2.2.0', acsTransID: attempt })).toString('base64url');
-    return { kind: 'three_ds', ref: attempt, acsUrl: r.baseUrl + sandboxPaths.acs(r.paymentId), creq, country: scenario.country, token };
-  },
-
-  async completeChallenge(_r, attempt, cres) {
-    if (cres !== 'Y') return { kind: 'failed', ref: attempt, code: 'authentication_failed' };
-    const m = /^sbx_3ds-([a-z_]+)_/.exec(attempt);
-    if (m) return { kind: 'failed', ref: attempt, code: m[1] as 'card_declined' };
-    return { kind: 'succeeded', ref: attempt, country: null, token: null };
-  },
-
-  async startSbp(r, memberId) {
-    if (r.livemode) return { kind: 'error', code: 'connector_not_configured' };
-    const attempt = ref('sbp');
-    const page = `${r.baseUrl}${sandboxPaths.sbp(r.paymentId)}?ref=${attempt}`;
-    return { kind: 'qr', ref: attempt, payload: page, deeplink: memberId ? `${page}&member=${memberId}` : page };
-  },
-
-  async startWallet(r, wallet) {
-    if (r.livemode) return { kind: 'error', code: 'connector_not_configured' };
-    const attempt = ref(wallet);
-    return { kind: 'redirect', ref: attempt, url: `${r.baseUrl}${sandboxPaths.wallet(r.paymentId)}?ref=${attempt}&wallet=${wallet}` };
-  },
-
-  async chargeWalletToken(r, token) {
-    if (r.livemode) return { kind: 'error', code: 'connector_not_configured' };
-    if (/decline/i.test(token)) return { kind: 'failed', ref: ref('wlt'), code: 'card_declined' };
-    return { kind: 'succeeded', ref: ref('wlt'), country: null, token: null };
-  },
-
-  async chargeSaved(r, token) {
-    if (r.livemode) return { kind: 'error', code: 'connector_not_configured' };
-    if (!token.startsWith('sbx_tok_')) return { kind: 'failed', ref: ref('rec'), code: 'card_declined' };
-    return { kind: 'succeeded', ref: ref('rec'), country: null, token: null };
-  },
-
-  async resolveExternal(_r, attempt, decision): Promise<ConnectorResult> {
-    if (decision === 'approve') return { kind: 'succeeded', ref: attempt, country: null, token: null };
-    return { kind: 'failed', ref: attempt, code: 'card_declined' };
-  },
-};
-
-export type { ConnectorRequest };
+export function createSandboxConnector(ledger: SandboxLedger): Connector {
+  const once = async (r: ConnectorRequest, operation: string, reference: string | null, decide: () => Promise<ConnectorResult>) =>
+    settled(await ledger.once({ key: r.attemptId, operation, reference, amount: r.amount, currency: r.currency }, decide));
+  return {
+    name: 'sandbox',
+    authorizeCard: (r, card) => once(r, 'authorize_card', null, () => bank.authorizeCard(r, card)),
+    completeChallenge: (r, ref, cres) => once(r, 'complete_challenge', ref, () => bank.completeChallenge(r, ref, cres)),
+    startSbp: (r, member) => once(r, 'start_sbp', null, () => bank.startSbp(r, member)),
+    startWallet: (r, wallet, phone) => once(r, 'start_wallet', null, () => bank.startWallet(r, wallet, phone)),
+    chargeWalletToken: (r, token) => once(r, 'charge_wallet_token', null, () => bank.chargeWalletToken(r, token)),
+    chargeSaved: (r, token) => once(r, 'charge_saved', null, () => bank.chargeSaved(r, token)),
+    resolveExternal: (r, ref, decision) => once(r, 'resolve_external', ref, () => bank.resolveExternal(r, ref, decision)),
+    lookup: (key) => ledger.lookup(key),
+  };
+}

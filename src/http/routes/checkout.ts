@@ -8,7 +8,7 @@ import { cardSummary, checkCard } from '../../domain/card.js';
 import { PAYMENT_ID_RE } from '../../domain/ids.js';
 import type { MethodCode } from '../../domain/methods.js';
 import { fail } from '../../errors.js';
-import type { SubmitAction } from '../../../actors/checkout-actor.js';
+import type { SubmitAction } from '../../../actors/protocol.js';
 import { isActiveSbpMember, listSbpMembers } from '../../store/catalog-repo.js';
 import { loadCheckout, type PaymentWithCheckout } from '../../store/checkout-repo.js';
 import { effectiveMethods } from '../catalog.js';

@@ -1,12 +1,13 @@
-// The sandbox bank: every test card's outcome, 3-D Secure, SBP, wallets, saved cards; live mode
+// The sandbox bank's decisions: every test card's outcome, 3-D Secure, SBP, wallets, saved cards; live mode
 // refuses test cards, and the live connector is a named not-configured error.
 import t from 'tap';
 import { checkCard } from '../../src/domain/card.js';
-import { sandboxConnector as sbx } from '../../src/connectors/sandbox/connector.js';
+import pg from 'pg';
+import { sandboxDecisions as sbx } from '../../src/connectors/sandbox/decisions.js';
 import { liveConnector } from '../../src/connectors/live.js';
-import { connectorFor } from '../../src/connectors/index.js';
+import { connectorNameFor, createConnectors } from '../../src/connectors/index.js';
 
-const req = { paymentId: 'EXZ-20261121-AAAAAAAAAA', amount: 100, currency: 'RUB', livemode: false, baseUrl: 'http://pay.test' };
+const req = { attemptId: 'att_test', paymentId: 'EXZ-20261121-AAAAAAAAAA', amount: 100, currency: 'RUB', livemode: false, baseUrl: 'http://pay.test' };
 const card = (number: string) => {
   const r = checkCard({ number, exp_month: '12', exp_year: '2030', cvc: '123' }, Date.UTC(2026, 10, 21));
   if (!r.ok) throw new Error(r.code);
@@ -61,8 +62,13 @@ t.test('live mode: the sandbox refuses test cards; the live connector is not con
   for (const n of ['4242424242424242', '4000000000003220', '4000000000000002']) {
     t.same(await sbx.authorizeCard(live, card(n)), { kind: 'error', code: 'test_card_in_live_mode' }, n);
   }
+  const pool = new pg.Pool(); // never connected: building the connectors makes no query
+  const connectorFor = createConnectors(pool);
   t.equal(connectorFor(true), liveConnector);
-  t.equal(connectorFor(false), sbx);
+  t.equal(connectorFor(false).name, 'sandbox');
+  t.same([connectorNameFor(true), connectorNameFor(false)], ['live', 'sandbox']);
+  t.same(await liveConnector.lookup('att_x'), { kind: 'unknown_attempt' }, 'the live connector never received anything');
+  await pool.end();
   for (const r of [
     await liveConnector.authorizeCard(live, card('4242424242424242')), await liveConnector.startSbp(live, null),
     await liveConnector.startWallet(live, 'sberpay', null), await liveConnector.chargeWalletToken(live, 'x'),

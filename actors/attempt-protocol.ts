@@ -1,0 +1,62 @@
+// The attempt protocol every money-moving connector call follows (DESIGN invariant 9):
+//   1. record the attempt (id, operation, amount) under the aggregate's version check, and commit;
+//   2. call the connector with the attempt id as its idempotency key;
+//   3. record the outcome under the version check (the aggregate's actor does this step).
+// A crash or a conflict after step 1 is resolved by asking the connector for the outcome of that
+// attempt id (recovery.ts and the actors' recover handlers), never by calling it again blind.
+import { prefixedId } from '../src/domain/ids.js';
+import { failpoint } from '../src/failpoints.js';
+import type { Connector, ConnectorRequest, ConnectorResult } from '../src/connectors/types.js';
+import type { AttemptStart } from '../src/store/attempts-repo.js';
+import type { ActorContext } from './context.js';
+
+export interface AttemptPlan {
+  operation: string;
+  amount: number;
+  currency: string;
+  /** What recovery needs to apply the outcome; stored with the attempt (never card data). */
+  context: Record<string, unknown>;
+  call(connector: Connector, request: ConnectorRequest): Promise<ConnectorResult>;
+}
+
+export interface AttemptTarget { id: string; version: number; livemode: boolean }
+
+export type AttemptRun =
+  /** Steps 1 and 2 done: the aggregate is at version + 1 and names the attempt; record `result`. */
+  | { kind: 'answered'; attemptId: string; result: ConnectorResult }
+  /** Step 1 lost the version race (or another attempt is in flight): nothing was written or called. */
+  | { kind: 'conflict' }
+  /** The connector gave no answer in time: the attempt stays open and recovery settles it. */
+  | { kind: 'no_answer'; attemptId: string };
+
+/** Steps 1 and 2. `begin` records the attempt on the aggregate's row under its version check. */
+export async function startAttempt(
+  ctx: ActorContext, target: AttemptTarget, plan: AttemptPlan,
+  begin: (expectedVersion: number, start: AttemptStart) => Promise<boolean>,
+): Promise<AttemptRun> {
+  const connector = ctx.connectors(target.livemode);
+  const attemptId = prefixedId('att', 24);
+  const recorded = await begin(target.version, {
+    id: attemptId, operation: plan.operation, connector: connector.name, amount: plan.amount, currency: plan.currency, context: plan.context,
+  });
+  if (!recorded) return { kind: 'conflict' };
+  failpoint('after-attempt-recorded');
+  const request: ConnectorRequest = {
+    attemptId, paymentId: target.id, amount: plan.amount, currency: plan.currency, livemode: target.livemode, baseUrl: ctx.publicBaseUrl,
+  };
+  const result = await withDeadline(plan.call(connector, request), ctx.connectorTimeoutMs);
+  if (result === null) {
+    ctx.log.warn({ attemptId, aggregateId: target.id, operation: plan.operation }, 'connector gave no answer in time; recovery will ask it for the outcome');
+    return { kind: 'no_answer', attemptId };
+  }
+  failpoint('after-connector-call');
+  return { kind: 'answered', attemptId, result };
+}
+
+/** The call's answer, or null past the deadline (the call itself is not cancelled: its key is). */
+function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | null> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => resolve(null), ms);
+    p.then((v) => { clearTimeout(timer); resolve(v); }, (err) => { clearTimeout(timer); reject(err); });
+  });
+}

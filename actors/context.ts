@@ -1,0 +1,59 @@
+// What every actor handler is given: the shard's runtime (database, clock, connectors, logger, the
+// way to ask another actor) and the per-aggregate stores. Handlers are plain functions over it, so
+// tests can run them without threads.
+import type pg from 'pg';
+import type { Logger } from '../src/log.js';
+import type { Payment } from '../src/domain/payment.js';
+import type { Connectors } from '../src/connectors/index.js';
+import type { InsertOutcome, PaymentUpdate } from '../src/store/payments-repo.js';
+import type { GroupWriter } from './group-writer.js';
+import type { Command, ReplyTo } from './protocol.js';
+
+/** Latest states an actor wrote, by id: only a hint, since every write is version-checked. */
+export type StateCache<S> = Map<string, { state: S; touched: number }>;
+
+export interface PaymentStore {
+  cache: StateCache<Payment>;
+  /** Grouped inserts of new payments, and grouped version-checked updates (null: version conflict). */
+  creates: GroupWriter<Payment, InsertOutcome>;
+  updates: GroupWriter<PaymentUpdate, number | null>;
+}
+
+export interface ActorContext {
+  db: pg.Pool;
+  now: () => number;
+  log: Logger;
+  /** Where the hosted pages live (connectors build 3-D Secure and bank-page URLs from it). */
+  publicBaseUrl: string;
+  connectors: Connectors;
+  /** How long one connector call may take before its outcome is left to recovery. */
+  connectorTimeoutMs: number;
+  /**
+   * Sends a command to the actor that owns `cmd.id` and waits for its reply. Commands one actor asks
+   * of another are delivered in the order it sent them. Asks must not form a cycle (a refund asks
+   * its payment, a link asks its payments; never the other way round), or both wait until the deadline.
+   */
+  ask<C extends Command>(cmd: C): Promise<ReplyTo<C>>;
+  /** Called when a committed change queued webhook deliveries (wakes the local dispatcher). */
+  onDeliveries?: () => void;
+  payments: PaymentStore;
+}
+
+export function remember<S>(cache: StateCache<S>, id: string, state: S, now: number): void {
+  cache.delete(id); // re-insert so that Map order stays least-recently-used first
+  cache.set(id, { state, touched: now });
+}
+
+/** Drops cached states idle for longer than `idleMs`, and the oldest beyond `max`. */
+export function passivate<S>(cache: StateCache<S>, now: number, idleMs: number, max: number): number {
+  const cutoff = now - idleMs;
+  let dropped = 0;
+  for (const [id, a] of cache) if (a.touched < cutoff) { cache.delete(id); dropped++; }
+  for (const id of cache.keys()) {
+    if (cache.size <= max) break;
+    cache.delete(id); dropped++;
+  }
+  return dropped;
+}
+
+export const MAX_CONFLICT_RETRIES = 5;

@@ -1,0 +1,18 @@
+// The handler of every command kind: one line per command, so adding an aggregate means one actor
+// file and its lines here. The worker runs them inside the keyed mailbox of the command's id.
+import type { ActorContext } from './context.js';
+import type { CommandKind, CommandOf, ReplyOf } from './protocol.js';
+import { handleApply, handleCreate } from './payment-actor.js';
+import { handleAttemptRecover, handleCheckoutCallback, handleCheckoutComplete, handleCheckoutPay, handleCheckoutSubmit } from './checkout-actor.js';
+
+export type Handlers = { [K in CommandKind]: (ctx: ActorContext, cmd: CommandOf<K>) => Promise<ReplyOf<K>> };
+
+export const handlers: Handlers = {
+  'payment.create': handleCreate,
+  'payment.apply': handleApply,
+  'checkout.pay': handleCheckoutPay,
+  'checkout.submit': handleCheckoutSubmit,
+  'checkout.callback': handleCheckoutCallback,
+  'checkout.complete': handleCheckoutComplete,
+  'attempt.recover': handleAttemptRecover,
+};

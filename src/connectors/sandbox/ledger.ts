@@ -1,0 +1,61 @@
+// The sandbox bank's ledger, in Postgres so that every server process talks to one bank: one row per
+// operation by the caller's idempotency key. The first result for a key (or for one 3-D Secure
+// challenge or page decision, whatever key repeats it) is the only one: a repeat gets it back and
+// moves no money twice. A status query for a key the bank never saw closes that key.
+import type pg from 'pg';
+import type { ConnectorResult, UnknownAttempt } from '../types.js';
+
+export interface LedgerEntry {
+  key: string;
+  operation: string;
+  /** The bank's reference the operation settles (a challenge, an SBP or wallet order), if any. */
+  reference: string | null;
+  amount: number;
+  currency: string;
+}
+
+const CLOSED: UnknownAttempt = { kind: 'unknown_attempt' };
+
+export class SandboxLedger {
+  constructor(private readonly db: pg.Pool) {}
+
+  private async existing(e: Pick<LedgerEntry, 'key' | 'operation' | 'reference'>): Promise<ConnectorResult | UnknownAttempt | null> {
+    const res = await this.db.query<{ result: ConnectorResult | UnknownAttempt }>({
+      name: 'sandbox_ledger_find',
+      text: `SELECT result FROM sandbox_ledger WHERE idempotency_key = $1
+             OR ($3::text IS NOT NULL AND operation = $2 AND reference = $3) ORDER BY created_at LIMIT 1`,
+      values: [e.key, e.operation, e.reference],
+    });
+    return res.rows[0]?.result ?? null;
+  }
+
+  /** Runs `decide` once per key: the first recorded result wins, for every process. */
+  async once(e: LedgerEntry, decide: () => Promise<ConnectorResult>): Promise<ConnectorResult | UnknownAttempt> {
+    const seen = await this.existing(e);
+    if (seen) return seen;
+    const result = await decide();
+    if (result.kind === 'error') return result; // refused before it reached the bank: nothing to record
+    const res = await this.db.query({
+      name: 'sandbox_ledger_insert',
+      text: `INSERT INTO sandbox_ledger (idempotency_key, operation, reference, amount, currency, moved, result)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+      values: [e.key, e.operation, e.reference, e.amount, e.currency, result.kind === 'succeeded', JSON.stringify(result)],
+    });
+    if (res.rowCount === 1) return result;
+    // Another caller recorded this key (or this reference) first: theirs is the bank's answer.
+    const first = await this.existing(e);
+    if (!first) throw new Error(`sandbox ledger: ${e.key} conflicted but no entry holds it`);
+    return first;
+  }
+
+  /** The recorded result of `key`; an unknown key is closed so that it can never be used later. */
+  async lookup(key: string): Promise<ConnectorResult | UnknownAttempt> {
+    await this.db.query({
+      name: 'sandbox_ledger_close',
+      text: `INSERT INTO sandbox_ledger (idempotency_key, operation, reference, amount, currency, moved, result)
+             VALUES ($1, 'closed', NULL, 0, '', false, $2) ON CONFLICT DO NOTHING`,
+      values: [key, JSON.stringify(CLOSED)],
+    });
+    return (await this.existing({ key, operation: 'closed', reference: null })) ?? CLOSED;
+  }
+}

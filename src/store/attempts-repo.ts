@@ -1,0 +1,76 @@
+// SQL for connector attempts (DESIGN invariant 9). Starting an attempt and naming it on its payment
+// is one statement under the payment's version check; its outcome is written by the payment's own
+// update (payments-repo), in the statement that moves the payment.
+import type pg from 'pg';
+
+export interface AttemptStart {
+  id: string;
+  operation: string;
+  connector: string;
+  amount: number;
+  currency: string;
+  /** What recovery needs to apply the outcome (the method, the card summary, the awaited reference). */
+  context: Record<string, unknown>;
+}
+
+/**
+ * Records the attempt and names it as the payment's attempt in flight, if the payment still has
+ * `expectedVersion` and no attempt in flight. True when recorded (the payment's version is now
+ * expectedVersion + 1); false on a conflict, with nothing written.
+ */
+export async function beginPaymentAttempt(db: pg.Pool, paymentId: string, expectedVersion: number, a: AttemptStart): Promise<boolean> {
+  const res = await db.query({
+    name: 'attempt_begin_payment',
+    text: `WITH upd AS (
+             UPDATE payments SET version = version + 1, pending_attempt = $3
+             WHERE id = $1 AND version = $2 AND pending_attempt IS NULL RETURNING id
+           )
+           INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
+           SELECT $3, upd.id, $4, $5, $6, $7, 'started', $8 FROM upd RETURNING id`,
+    values: [paymentId, expectedVersion, a.id, a.operation, a.connector, a.amount, a.currency, JSON.stringify(a.context)],
+  });
+  return res.rowCount === 1;
+}
+
+export interface Attempt {
+  id: string;
+  aggregateId: string;
+  operation: string;
+  status: string;
+  context: Record<string, unknown>;
+  result: unknown;
+}
+
+export async function findAttempt(db: pg.Pool, id: string): Promise<Attempt | null> {
+  const res = await db.query({ name: 'attempt_by_id', text: 'SELECT * FROM connector_attempts WHERE id = $1', values: [id] });
+  const r = res.rows[0];
+  return r ? { id: r.id, aggregateId: r.aggregate_id, operation: r.operation, status: r.status, context: r.context, result: r.result } : null;
+}
+
+/** Closes an attempt that no aggregate names any more (its outcome was never needed). */
+export async function abandonAttempt(db: pg.Pool, id: string, why: string): Promise<void> {
+  await db.query({
+    name: 'attempt_abandon',
+    text: `UPDATE connector_attempts SET status = 'abandoned', result = jsonb_build_object('reason', $2::text), updated_at = now()
+           WHERE id = $1 AND status = 'started'`,
+    values: [id, why],
+  });
+}
+
+/**
+ * Leases attempts started more than `olderThanMs` ago whose outcome was never recorded, so that one
+ * process at a time asks the connector for their outcome. Times are Postgres' own.
+ */
+export async function claimStuckAttempts(db: pg.Pool, olderThanMs: number, limit: number, leaseSeconds = 30): Promise<{ id: string; aggregateId: string }[]> {
+  const res = await db.query({
+    name: 'attempts_claim_stuck',
+    text: `UPDATE connector_attempts SET recover_lease = now() + make_interval(secs => $3)
+           WHERE id IN (SELECT id FROM connector_attempts
+                        WHERE status = 'started' AND created_at < now() - make_interval(secs => $1::float8 / 1000)
+                          AND (recover_lease IS NULL OR recover_lease < now())
+                        ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+           RETURNING id, aggregate_id`,
+    values: [olderThanMs, limit, leaseSeconds],
+  });
+  return res.rows.map((r) => ({ id: r.id as string, aggregateId: r.aggregate_id as string }));
+}
