@@ -5,7 +5,7 @@
 // production; the server logs a warning at start when it is set.
 import { isMainThread } from 'node:worker_threads';
 
-export type FailpointName = 'after-attempt-recorded' | 'after-connector-call' | 'after-create-commit';
+export type FailpointName = 'after-attempt-recorded' | 'after-connector-call' | 'after-create-commit' | 'after-idempotency-claim';
 
 function parse(spec: string | undefined): Map<string, string> {
   const m = new Map<string, string>();

@@ -85,7 +85,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       onError: (err) => log.warn({ err: err.message }, 'webhook attempt failed to record'),
     }),
     auth: new Authenticator(db, config.authCacheMs),
-    idempotency: new Idempotency(kv, () => { metrics.kvFailOpen++; }),
+    idempotency: new Idempotency(kv, () => { metrics.kvFailOpen++; }, config.idempotencyInflightMs),
   };
   const app = buildApp(allRoutes, services);
   const listening = await listen(app, config.host, config.port);

@@ -5,6 +5,11 @@ import { createHash } from 'node:crypto';
 import type { KeyValue } from '../store/kv.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
+/**
+ * How long an in-flight marker holds its key: the request's own deadline, not the key's 24 hours,
+ * so a process that died between the claim and the answer does not lock the key for a day.
+ */
+export const DEFAULT_INFLIGHT_TTL_MS = 30_000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 export const validIdempotencyKey = (k: string): boolean => KEY_RE.test(k);
@@ -33,14 +38,14 @@ export function stableStringify(v: unknown): string {
 }
 
 export class Idempotency {
-  constructor(private readonly kv: KeyValue, private readonly onFailOpen: () => void) {}
+  constructor(private readonly kv: KeyValue, private readonly onFailOpen: () => void, private readonly inflightTtlMs = DEFAULT_INFLIGHT_TTL_MS) {}
 
   static scope = (merchantId: string, livemode: boolean, key: string): string => `idem:${merchantId}:${livemode ? 'live' : 'test'}:${key}`;
 
   async begin(scope: string, hash: string): Promise<Begin> {
     let existing: string | null;
     try {
-      existing = await this.kv.setIfAbsent(scope, JSON.stringify({ s: 'p', h: hash } satisfies InFlight), IDEMPOTENCY_TTL_MS);
+      existing = await this.kv.setIfAbsent(scope, JSON.stringify({ s: 'p', h: hash } satisfies InFlight), this.inflightTtlMs);
     } catch {
       this.onFailOpen();
       return { kind: 'proceed', degraded: true };

@@ -5,10 +5,12 @@ import { compile, dropNulls } from '../../api/validate.js';
 import { PAYMENT_ID_RE, paymentId } from '../../domain/ids.js';
 import { applyPaymentRules, type PaymentInput } from '../../domain/payment-rules.js';
 import { fail } from '../../errors.js';
-import { findPaymentForMerchant } from '../../store/payments-repo.js';
+import { findByIdempotencyKey, findPaymentForMerchant } from '../../store/payments-repo.js';
+import type { Payment } from '../../domain/payment.js';
 import type { Principal } from '../auth.js';
 import type { Ctx } from '../context.js';
 import { Idempotency, requestHash, validIdempotencyKey } from '../idempotency.js';
+import { runIdempotent, type StoredAnswer } from '../idempotent.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -29,45 +31,29 @@ async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void>
   const idemKey = ctx.headers['idempotency-key'] ?? null;
   if (idemKey !== null && !validIdempotencyKey(idemKey)) return sendFailure(ctx, fail('idempotency_key_invalid', 'Idempotency-Key'));
   const hash = idemKey ? requestHash('POST', '/api/v2/payments', body) : null;
-  const scope = idemKey ? Idempotency.scope(who.merchant.id, who.livemode, idemKey) : '';
-  if (idemKey) {
-    const begin = await s.idempotency.begin(scope, hash!);
-    if (begin.kind === 'conflict') return sendFailure(ctx, fail('idempotency_conflict', 'Idempotency-Key'));
-    if (begin.kind === 'in_flight') return sendFailure(ctx, { ...fail('idempotency_key_in_use', 'Idempotency-Key'), retryAfterSeconds: 1 });
-    if (begin.kind === 'replay') return replay(ctx, begin.status, begin.body, begin.requestId);
-  }
-
-  const now = Date.now();
-  const id = paymentId(now);
-  const reply = await s.dispatcher.send({
-    kind: 'payment.create', id, input: rules.value,
-    ctx: {
-      id, merchantId: who.merchant.id, livemode: who.livemode,
-      fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },
-      windowSeconds: s.config.paymentWindowSeconds, requestId: ctx.requestId,
-      idempotencyKey: idemKey, requestHash: hash,
+  const render = (p: Payment): StoredAnswer => ({ status: 201, body: JSON.stringify(toMerchantPayment(p, s.config.publicBaseUrl, p.requestId)), requestId: p.requestId });
+  await runIdempotent(ctx, s, {
+    key: idemKey,
+    scope: idemKey ? Idempotency.scope(who.merchant.id, who.livemode, idemKey) : '',
+    hash: hash ?? '',
+    async committed() {
+      const p = await findByIdempotencyKey(s.db, who.merchant.id, who.livemode, idemKey!);
+      return p ? { ...render(p), hash: p.requestHash ?? '' } : null;
     },
+  }, async () => {
+    const id = paymentId(Date.now());
+    const reply = await s.dispatcher.send({
+      kind: 'payment.create', id, input: rules.value,
+      ctx: {
+        id, merchantId: who.merchant.id, livemode: who.livemode,
+        fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },
+        windowSeconds: s.config.paymentWindowSeconds, requestId: ctx.requestId,
+        idempotencyKey: idemKey, requestHash: hash,
+      },
+    });
+    // replayed: Redis had lost the record and Postgres knew the key; answered as a replay.
+    return reply.ok ? { answer: render(reply.payment), replayed: reply.replayed } : { failure: reply.failure };
   });
-  if (!reply.ok) {
-    if (idemKey) await s.idempotency.abandon(scope);
-    return sendFailure(ctx, reply.failure);
-  }
-  const payment = reply.payment;
-  const out = JSON.stringify(toMerchantPayment(payment, s.config.publicBaseUrl, payment.requestId));
-  if (reply.replayed) {
-    // Redis had lost the record; Postgres knew the key. Re-arm Redis and answer as a replay.
-    if (idemKey) await s.idempotency.complete(scope, hash!, 201, out, payment.requestId);
-    return replay(ctx, 201, out, payment.requestId);
-  }
-  if (idemKey) await s.idempotency.complete(scope, hash!, 201, out, ctx.requestId);
-  sendJson(ctx, 201, out);
-}
-
-function replay(ctx: Ctx, status: number, body: string, originalRequestId: string): void {
-  // The first answer again, byte for byte; X-Request-Id names the request that produced it.
-  const idx = ctx.extraHeaders.findIndex(([k]) => k === 'X-Request-Id');
-  if (idx >= 0) ctx.extraHeaders.splice(idx, 1);
-  sendJson(ctx, status, body, [['Idempotent-Replayed', 'true'], ['X-Request-Id', originalRequestId], ['Original-Request', originalRequestId]]);
 }
 
 async function getPayment(ctx: Ctx, s: Services): Promise<void> {

@@ -1,0 +1,97 @@
+// Idempotency across crashes, with real server processes: a process killed between claiming a key
+// and answering does not lock the key; the retry with the same key returns the payment that
+// committed (exactly one row), or creates it once if nothing committed; a worker death answers
+// outcome_unknown and the retry returns the committed result.
+import t from 'tap';
+import pg from 'pg';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startChild, type Child } from '../helpers/child.js';
+import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
+
+if (!PG_URL) {
+  t.plan(0, 'skipped: needs DATABASE_URL (the restarted process must find the first one\'s rows; CI sets it)');
+  process.exit(0);
+}
+
+const database = await freshDatabase('idc');
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-idc-'));
+const db = new pg.Pool({ connectionString: database.url, max: 2 });
+const children: Child[] = [];
+t.teardown(async () => {
+  for (const c of children) c.proc.kill('SIGKILL');
+  await Promise.all(children.map((c) => c.exited));
+  await db.end();
+  await database.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+const env: Record<string, string> = {
+  ADMIN_TOKEN: 'adm', DATA_DIR: dataDir, DEMO_MERCHANT: '0', WORKERS: '2', KV_PREFIX: `ic${suffix()}:`, DATABASE_URL: database.url,
+  IDEMPOTENCY_INFLIGHT_MS: '1500', ...(REDIS_URL ? { REDIS_URL } : {}),
+};
+async function start(extra: Record<string, string> = {}): Promise<Child> {
+  const c = await startChild({ ...env, ...extra });
+  children.push(c);
+  return c;
+}
+async function call(c: Child, method: string, p: string, key: string, body?: unknown, idem?: string) {
+  const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(idem ? { 'idempotency-key': idem } : {}) };
+  const r = await fetch(c.url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: r.status, headers: r.headers, body: await r.json() as any };
+}
+
+const main = await start();
+const m = await call(main, 'POST', '/internal/merchants', 'adm', { name: 'idem crash', rate_limit_per_minute: 1000000 });
+const key = (await call(main, 'POST', `/internal/merchants/${m.body.id}/api-keys`, 'adm', { kind: 'merchant', mode: 'test' })).body.key as string;
+const rows = async (idem: string) => (await db.query('SELECT id FROM payments WHERE idempotency_key = $1', [idem])).rows.map((r) => r.id as string);
+
+t.test('killed after the commit, before the answer: the retry replays the committed payment', async (t) => {
+  const doomed = await start({ FAILPOINTS: 'after-create-commit:kill' });
+  const idem = `crash-commit-${suffix()}`;
+  await t.rejects(call(doomed, 'POST', '/api/v2/payments', key, { amount: 700 }, idem), 'the connection dies with the process');
+  await doomed.exited;
+  const committed = await rows(idem);
+  t.equal(committed.length, 1, 'the payment committed before the crash');
+  const retry = await call(main, 'POST', '/api/v2/payments', key, { amount: 700 }, idem);
+  t.equal(retry.status, 201);
+  t.equal(retry.headers.get('idempotent-replayed'), 'true');
+  t.equal(retry.body.id, committed[0], 'the committed payment, not a new one');
+  t.same(await rows(idem), committed, 'still exactly one row');
+  const other = await call(main, 'POST', '/api/v2/payments', key, { amount: 701 }, idem);
+  t.equal(other.status, 409, 'another body under the same key is still a conflict');
+  t.equal(other.body.error.code, 'idempotency_conflict');
+});
+
+t.test('killed after claiming the key, before anything committed: the key is free after the request deadline and creates once', async (t) => {
+  const doomed = await start({ FAILPOINTS: 'after-idempotency-claim:kill' });
+  const idem = `crash-claim-${suffix()}`;
+  await t.rejects(call(doomed, 'POST', '/api/v2/payments', key, { amount: 800 }, idem));
+  await doomed.exited;
+  t.same(await rows(idem), [], 'nothing committed');
+  let r = await call(main, 'POST', '/api/v2/payments', key, { amount: 800 }, idem);
+  const deadline = Date.now() + 10_000;
+  while (r.status === 409 && Date.now() < deadline) {
+    t.equal(r.body.error.code, 'idempotency_key_in_use', 'while the dead request\'s marker lives, the key is in use');
+    t.ok(r.headers.get('retry-after'), 'with Retry-After');
+    await new Promise((res) => setTimeout(res, Number(r.headers.get('retry-after')) * 1000));
+    r = await call(main, 'POST', '/api/v2/payments', key, { amount: 800 }, idem);
+  }
+  t.equal(r.status, 201, 'then the retry creates the payment');
+  t.same(await rows(idem), [r.body.id], 'once');
+});
+
+t.test('a worker dies after the commit: outcome_unknown, and the retry returns the committed result', async (t) => {
+  const flaky = await start({ FAILPOINTS: 'after-create-commit:exit-thread' });
+  const idem = `crash-worker-${suffix()}`;
+  const first = await call(flaky, 'POST', '/api/v2/payments', key, { amount: 900 }, idem);
+  t.equal(first.status, 503);
+  t.equal(first.body.error.code, 'outcome_unknown');
+  t.ok(first.headers.get('retry-after'));
+  const committed = await rows(idem);
+  t.equal(committed.length, 1);
+  const retry = await call(main, 'POST', '/api/v2/payments', key, { amount: 900 }, idem);
+  t.equal(retry.status, 201);
+  t.equal(retry.body.id, committed[0]);
+  t.same(await rows(idem), committed);
+});
