@@ -23,6 +23,8 @@ interface Shard {
 
 export interface DispatcherOptions {
   workers: number;
+  /** The worker entry (tests pass a fixture with tiny handlers); the engine's by default. */
+  workerFile?: string;
   init: Omit<WorkerInit, 'shard'>;
   /** Commands in flight per shard beyond which new ones are refused (503). */
   inflightLimit: number;
@@ -43,7 +45,7 @@ export class Dispatcher {
   get size(): number { return this.shards.length; }
 
   private startShard(index: number, pool?: Piscina): Shard {
-    pool ??= new Piscina({ filename: WORKER_FILE, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, atomics: 'disabled', concurrentTasksPerWorker: 1 });
+    pool ??= new Piscina({ filename: this.opts.workerFile ?? WORKER_FILE, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, atomics: 'disabled', concurrentTasksPerWorker: 1 });
     const { port1, port2 } = new MessageChannel();
     const pending = new Map<number, (m: FromWorker) => void>();
     const shard: Shard = { index, pool, port: port1, pending, task: Promise.resolve(), alive: true };

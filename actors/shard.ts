@@ -1,0 +1,94 @@
+// One shard on its worker thread: serves the commands for the aggregates of its shard through a
+// keyed mailbox, routes the commands its actors ask of other actors through the main thread, and
+// returns only when told to drain. The handlers are given (worker.ts gives the engine's; tests give
+// tiny fixture ones).
+import type { MessagePort } from 'node:worker_threads';
+import { createPool, rolledBack } from '../src/store/db.js';
+import { fail } from '../src/errors.js';
+import { createLogger } from '../src/log.js';
+import { createConnectors } from '../src/connectors/index.js';
+import { insertPayments, updatePayments } from '../src/store/payments-repo.js';
+import { KeyedMailbox } from './mailbox.js';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { GroupWriter } from './group-writer.js';
+import { passivate, type ActorContext } from './context.js';
+import type { Handlers } from './handlers.js';
+import type { Command, FromWorker, Reply, ToWorker, WorkerInit } from './protocol.js';
+
+const IDLE_MS = 30_000;
+const MAX_ACTORS = 10_000;
+
+export async function serveShard(port: MessagePort, init: WorkerInit, handlers: Handlers): Promise<string> {
+  const execute = (ctx: ActorContext, cmd: Command): Promise<Reply> =>
+    (handlers[cmd.kind] as (ctx: ActorContext, cmd: Command) => Promise<Reply>)(ctx, cmd);
+  const log = createLogger(init.logLevel).child({ shard: init.shard });
+  const db = createPool(init.databaseUrl, init.poolSize);
+  const send = (m: FromWorker) => port.postMessage(m);
+  const asks = new Map<number, (r: Reply) => void>();
+  let askId = 0;
+  const writes = { ambiguous: (err: unknown) => !rolledBack(err) };
+  const ctx: ActorContext = {
+    db, log, now: Date.now, publicBaseUrl: init.publicBaseUrl, connectors: createConnectors(db), connectorTimeoutMs: init.connectorTimeoutMs,
+    ask: (cmd) => new Promise((resolve) => {
+      const rid = ++askId;
+      asks.set(rid, resolve as (r: Reply) => void);
+      send({ t: 'ask', rid, cmd });
+    }),
+    payments: {
+      cache: new Map(),
+      creates: new GroupWriter((ps) => insertPayments(db, ps), writes),
+      updates: new GroupWriter((us) => updatePayments(db, us), writes),
+    },
+  };
+  const mailbox = new KeyedMailbox(init.mailboxLimit, init.mailboxPerIdLimit);
+  let processed = 0;
+  const w = init.webhooks;
+  const hooksDb = createPool(init.databaseUrl, 4, true);
+  const webhooks = new WebhookDispatcher({
+    db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
+    pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint,
+  });
+  if (w.dispatch) { webhooks.start(); ctx.onDeliveries = () => webhooks.kick(); }
+  const sweeper = setInterval(() => passivate(ctx.payments.cache, ctx.now(), IDLE_MS, MAX_ACTORS), 10_000);
+
+  return new Promise<string>((resolve) => {
+    port.on('message', (msg: ToWorker) => {
+      if (msg.t === 'cmd') {
+        const { rid, cmd } = msg;
+        const pushed = mailbox.push(cmd.id, async () => {
+          let reply: Reply;
+          try {
+            reply = await execute(ctx, cmd);
+          } catch (err) {
+            // Thrown past the handler: whether the change committed is not known here (a broken
+            // connection, a timeout). The client retries; version checks and idempotency keys make
+            // the retry safe, and recovery settles any open connector attempt.
+            log.error({ err, kind: cmd.kind, id: cmd.id }, 'command failed with an exception');
+            reply = { ok: false, failure: { ...fail('outcome_unknown'), retryAfterSeconds: 1 } };
+          }
+          processed++;
+          send({ t: 'reply', rid, reply });
+        });
+        if (pushed !== 'queued') {
+          const detail = pushed === 'full' ? 'mailbox full' : 'too many commands queued for this object';
+          send({ t: 'reply', rid, reply: { ok: false, failure: { ...fail('service_unavailable', null, detail), retryAfterSeconds: 1 } } });
+        }
+      } else if (msg.t === 'answer') {
+        const done = asks.get(msg.rid);
+        if (done) { asks.delete(msg.rid); done(msg.reply); }
+      } else if (msg.t === 'stats') {
+        send({ t: 'stats', rid: msg.rid, stats: { shard: init.shard, mailboxDepth: mailbox.depth, actors: ctx.payments.cache.size, processed } });
+      } else if (msg.t === 'drain') {
+        void (async () => {
+          await mailbox.idle();
+          await webhooks.stop();
+          await hooksDb.end().catch((err: Error) => log.warn({ err }, 'webhook pool did not close cleanly'));
+          clearInterval(sweeper);
+          await db.end().catch((err: Error) => log.warn({ err }, 'actor pool did not close cleanly'));
+          port.close();
+          resolve('drained');
+        })();
+      }
+    });
+  });
+}
