@@ -5,6 +5,7 @@ import type { CreateContext, NewPayment, Payment, PaymentCommand } from '../src/
 import type { CheckoutState } from '../src/domain/checkout.js';
 import type { CheckoutMessage } from './checkout-actor.js';
 import type { WebhookConfig } from '../src/config.js';
+import type { DbTimeouts } from '../src/store/db.js';
 
 export type Command =
   | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext }
@@ -32,6 +33,10 @@ export interface WorkerInit {
   shard: number;
   databaseUrl: string;
   poolSize: number;
+  /** Connections of the worker's webhook dispatcher pool, the deadlines and the pools' name prefix. */
+  hooksPoolSize: number;
+  dbTimeouts: DbTimeouts;
+  appName: string;
   mailboxLimit: number;
   logLevel: string;
   publicBaseUrl: string;

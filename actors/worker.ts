@@ -3,9 +3,11 @@
 // when told to drain (shutdown).
 import type { MessagePort } from 'node:worker_threads';
 import { createPool } from '../src/store/db.js';
+import { createLogger } from '../src/log.js';
 import { fail } from '../src/errors.js';
 import { KeyedMailbox } from './mailbox.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { onWebhookWake } from './webhook-wakeup.js';
 import { GroupWriter } from './group-writer.js';
 import { insertPayments, updatePayments } from '../src/store/payments-repo.js';
 import { handleApply, handleCreate, passivate, type ActorContext } from './payment-actor.js';
@@ -27,7 +29,8 @@ async function execute(ctx: ActorContext, cmd: Command): Promise<Reply> {
 }
 
 export default async function runShard({ port, init }: { port: MessagePort; init: WorkerInit }): Promise<string> {
-  const db = createPool(init.databaseUrl, init.poolSize);
+  const log = createLogger(init.logLevel).child({ shard: init.shard });
+  const db = createPool(init.databaseUrl, { max: init.poolSize, name: `${init.appName}:w${init.shard}`, timeouts: init.dbTimeouts });
   const ctx: ActorContext = {
     db, cache: new Map(), now: Date.now, publicBaseUrl: init.publicBaseUrl,
     creates: new GroupWriter((ps) => insertPayments(db, ps)),
@@ -37,12 +40,14 @@ export default async function runShard({ port, init }: { port: MessagePort; init
   let processed = 0;
   const send = (m: FromWorker) => port.postMessage(m);
   const w = init.webhooks;
-  const hooksDb = createPool(init.databaseUrl, 4, true);
+  const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, timeouts: init.dbTimeouts, relaxedCommit: true });
   const webhooks = new WebhookDispatcher({
     db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
-    pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint,
+    pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }),
   });
-  if (w.dispatch) { webhooks.start(); ctx.onDeliveries = () => webhooks.kick(); }
+  // Woken by the process's LISTEN connection when any process queues deliveries (and by its own commits).
+  let stopWake = (): void => {};
+  if (w.dispatch) { webhooks.start(); ctx.onDeliveries = () => webhooks.kick(); stopWake = onWebhookWake(() => webhooks.kick()); }
   const sweeper = setInterval(() => passivate(ctx, IDLE_MS, MAX_ACTORS), 10_000);
 
   return new Promise<string>((resolve) => {
@@ -54,7 +59,8 @@ export default async function runShard({ port, init }: { port: MessagePort; init
           try {
             reply = await execute(ctx, cmd);
           } catch (err) {
-            reply = { ok: false, failure: fail('service_unavailable', null, (err as Error).message) };
+            log.error({ err, id: cmd.id, kind: cmd.kind }, 'actor command threw');
+            reply = { ok: false, failure: { ...fail('service_unavailable', null, (err as Error).message), retryAfterSeconds: 1 } };
           }
           processed++;
           send({ t: 'reply', rid, reply });
@@ -65,6 +71,7 @@ export default async function runShard({ port, init }: { port: MessagePort; init
       } else if (msg.t === 'drain') {
         void (async () => {
           await mailbox.idle();
+          stopWake();
           await webhooks.stop();
           await hooksDb.end().catch(() => {});
           clearInterval(sweeper);
