@@ -154,3 +154,26 @@ t.test('due times and leases follow Postgres\'s clock, not the process clock', a
   t.equal(await ahead.runOnce(deliveryId), 0, 'not due for a process whose clock is ahead');
   t.equal(await d.runOnce(deliveryId), 0);
 });
+
+t.test('an attempt that throws (malformed event data) is recorded as a failed attempt and retried on schedule', async (t) => {
+  const rx = await startReceiver(() => ({ status: 200 }));
+  t.teardown(() => rx.close());
+  const m = await s.merchant();
+  const { settings } = await upsertSettings(pool, { merchantId: m.id, api: 'merchant', channelId: null, url: rx.url, events: null });
+  const { deliveryId } = await insertEventWithDelivery(pool, {
+    merchantId: m.id, livemode: false, api: 'merchant', type: 'payment.succeeded', aggregateId: 'pay_x', data: { malformed: true }, settingsId: settings.id,
+  });
+  const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 1000, leaseMs: 60_000, pollMs: 1000, maxInflight: 8, perEndpoint: 2, random: () => 0.5 });
+  t.equal(await d.runOnce(deliveryId), 1);
+  const r = await row(deliveryId);
+  t.equal(r.status, 'pending', 'not left leased');
+  t.match(r.last_error, /^internal_error: /);
+  t.equal(await delay(deliveryId), MIN, 'next attempt on the schedule');
+  const log = await attempts(deliveryId);
+  t.equal(log.length, 1, 'the attempt is in the log');
+  t.match(log[0].error, /^internal_error: /);
+  await dueIn(deliveryId, 0);
+  t.equal(await d.runOnce(deliveryId), 1);
+  t.equal((await attempts(deliveryId)).length, 2, 'the retry is recorded too');
+  t.equal(rx.received.length, 0, 'nothing malformed was sent');
+});
