@@ -13,6 +13,8 @@ export const PG_CHANNEL = 'webhook_due';
 const THREAD_CHANNEL = 'payments-engine:webhook-due';
 const MIN_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 5_000;
+/** Notifications closer together than this wake the workers once (each wake costs every worker a claim). */
+const COALESCE_MS = 5;
 
 /** Calls `fn` whenever this process's listener hears of new deliveries; returns the unsubscribe. */
 export function onWebhookWake(fn: () => void): () => void {
@@ -47,6 +49,13 @@ export function startDueListener(o: ListenerOptions): DueListener {
   let retry: NodeJS.Timeout | null = null;
   let readyResolve: () => void = () => {};
   let readyP = new Promise<void>((r) => { readyResolve = r; });
+  let lastWake = 0;
+  let trailing: NodeJS.Timeout | null = null;
+  const wakeWorkers = (): void => {
+    const since = Date.now() - lastWake;
+    if (since >= COALESCE_MS) { lastWake = Date.now(); wake.postMessage(1); return; }
+    trailing ??= setTimeout(() => { trailing = null; lastWake = Date.now(); wake.postMessage(1); }, COALESCE_MS - since);
+  };
 
   const drop = (c: pg.Client, err: Error | null): void => {
     if (client !== c) return;
@@ -70,7 +79,7 @@ export function startDueListener(o: ListenerOptions): DueListener {
     const c = new pg.Client(clientConfig(o.connectionString, o.name, o.timeouts));
     c.on('error', (err) => drop(c, err));
     c.on('end', () => drop(c, null));
-    c.on('notification', () => wake.postMessage(1));
+    c.on('notification', wakeWorkers);
     client = c;
     try {
       await c.connect();
@@ -79,7 +88,7 @@ export function startDueListener(o: ListenerOptions): DueListener {
       backoff = MIN_BACKOFF_MS;
       readyResolve();
       // Anything queued while there was no listener: look now.
-      wake.postMessage(1);
+      wakeWorkers();
     } catch (err) {
       drop(c, err as Error);
     }
@@ -98,6 +107,7 @@ export function startDueListener(o: ListenerOptions): DueListener {
       stopped = true;
       clearInterval(ping);
       if (retry) clearTimeout(retry);
+      if (trailing) clearTimeout(trailing);
       const c = client;
       client = null;
       wake.close();
