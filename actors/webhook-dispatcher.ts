@@ -54,7 +54,6 @@ export class WebhookDispatcher {
   private readonly perEndpoint = new Map<string, number>();
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
-  private wake: { at: number; timer: NodeJS.Timeout } | null = null;
   private ticking: Promise<number> | null = null;
   private again = false;
   private stopped = false;
@@ -136,7 +135,6 @@ export class WebhookDispatcher {
       deliveryId: d.id, attempt: d.attempt, startedAt, durationMs: r.durationMs, statusCode: r.statusCode, error: r.error,
       next: { status: next.status, delayMs },
     });
-    if (delayMs !== undefined) this.wakeIn(delayMs);
   }
 
   private async post(d: ClaimedDelivery, startedAt: number): Promise<{ outcome: Outcome; statusCode: number | null; error: string | null; durationMs: number }> {
@@ -155,21 +153,9 @@ export class WebhookDispatcher {
     };
   }
 
-  /** A retry this thread scheduled sooner than the next poll: look again when it is due. */
-  private wakeIn(ms: number): void {
-    if (this.stopped || !this.timer || ms >= this.c.pollMs) return;
-    const at = Date.now() + ms;
-    if (this.wake && this.wake.at <= at) return;
-    if (this.wake) clearTimeout(this.wake.timer);
-    const timer = setTimeout(() => { this.wake = null; this.kick(); }, ms + 5);
-    timer.unref();
-    this.wake = { at, timer };
-  }
-
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
-    if (this.wake) clearTimeout(this.wake.timer);
     await this.ticking;
     await this.idle();
   }
