@@ -72,6 +72,7 @@ t.test('503 within the deadline during a partition, recovery without restart, no
   while (acknowledged.length < 20 && hangs.length === 0) await new Promise((r) => setTimeout(r, 20));
 
   proxy.stall();
+  t.teardown(() => proxy.resume());
   const create = await call(child.url, 'POST', '/api/v2/payments', key, { amount: 4242 }, { 'idempotency-key': `stalled-${suffix()}` });
   t.equal(create.status, 503, 'a create during the partition is 503');
   t.ok(['deadline_exceeded', 'service_unavailable'].includes(create.body?.error?.code), `in the envelope (${create.body?.error?.code})`);
