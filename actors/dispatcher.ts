@@ -29,6 +29,11 @@ export interface DispatcherOptions {
   /** Commands in flight per shard beyond which new ones are refused (503). */
   inflightLimit: number;
   log: Logger;
+  /**
+   * How long a caller waits for an actor's reply (ms); then it gets 503 deadline_exceeded. The
+   * command is not withdrawn: the actor finishes it, and its late reply is logged and dropped.
+   */
+  deadlineMs?: number;
   /** Sees every committed state an actor replies with (the main-thread read cache learns from it). */
   observe?: { before(): number; after(p: Payment, token: number): void };
 }
@@ -94,11 +99,27 @@ export class Dispatcher {
     const obs = this.opts.observe;
     const token = obs ? obs.before() : 0;
     return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      let late = false;
+      // The entry stays until the worker answers, so that in-flight counts stay true after a deadline.
       shard.pending.set(rid, (m) => {
+        clearTimeout(timer);
         const reply = (m as Extract<FromWorker, { t: 'reply' }>).reply;
         if (obs && reply.ok && 'payment' in reply) obs.after(reply.payment, token);
+        if (late) {
+          this.opts.log.warn({ shard: shard.index, kind: cmd.kind, id: cmd.id, ok: reply.ok }, 'actor reply after its deadline: dropped (the caller had 503)');
+          return;
+        }
         resolve(reply);
       });
+      const ms = this.opts.deadlineMs;
+      if (ms) {
+        timer = setTimeout(() => {
+          late = true;
+          resolve({ ok: false, failure: { ...fail('deadline_exceeded', null, `${cmd.kind} after ${ms} ms`), retryAfterSeconds: 1 } });
+        }, ms);
+        timer.unref();
+      }
       shard.port.postMessage({ t: 'cmd', rid, cmd } satisfies ToWorker);
     });
   }

@@ -7,6 +7,7 @@ import type { CheckoutState } from '../src/domain/checkout.js';
 import type { CheckedCard } from '../src/domain/card.js';
 import type { RedirectWallet } from '../src/domain/methods.js';
 import type { WebhookConfig } from '../src/config.js';
+import type { DbTimeouts } from '../src/store/db.js';
 
 /** What the customer asked the checkout to start with a method other than a typed card. */
 export type SubmitAction =
@@ -75,6 +76,10 @@ export interface WorkerInit {
   shard: number;
   databaseUrl: string;
   poolSize: number;
+  /** Connections of the worker's webhook dispatcher pool, the deadlines and the pools' name prefix. */
+  hooksPoolSize: number;
+  dbTimeouts: DbTimeouts;
+  appName: string;
   mailboxLimit: number;
   /** Commands queued for one aggregate id beyond which new ones are refused (one hot id cannot take the shard). */
   mailboxPerIdLimit: number;

@@ -34,7 +34,7 @@ export function startScheduler(db: pg.Pool, dispatcher: Dispatcher, pollMs: numb
     if (running || stopped) return;
     running = tick()
       .then((n) => { if (n) log.info({ expired: n }, 'payments expired'); return n; })
-      .catch((err) => { log.warn({ err: (err as Error).message }, 'scheduler tick failed'); return 0; })
+      .catch((err: Error) => { log.warn({ err }, 'scheduler tick failed'); return 0; })
       .finally(() => { running = null; });
   }, pollMs);
   timer.unref();

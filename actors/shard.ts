@@ -10,6 +10,7 @@ import { createConnectors } from '../src/connectors/index.js';
 import { insertPayments, updatePayments } from '../src/store/payments-repo.js';
 import { KeyedMailbox } from './mailbox.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { onWebhookWake } from './webhook-wakeup.js';
 import { GroupWriter } from './group-writer.js';
 import { passivate, type ActorContext } from './context.js';
 import type { Handlers } from './handlers.js';
@@ -22,7 +23,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const execute = (ctx: ActorContext, cmd: Command): Promise<Reply> =>
     (handlers[cmd.kind] as (ctx: ActorContext, cmd: Command) => Promise<Reply>)(ctx, cmd);
   const log = createLogger(init.logLevel).child({ shard: init.shard });
-  const db = createPool(init.databaseUrl, init.poolSize);
+  const db = createPool(init.databaseUrl, { max: init.poolSize, name: `${init.appName}:w${init.shard}`, timeouts: init.dbTimeouts });
   const send = (m: FromWorker) => port.postMessage(m);
   const asks = new Map<number, (r: Reply) => void>();
   let askId = 0;
@@ -43,12 +44,14 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const mailbox = new KeyedMailbox(init.mailboxLimit, init.mailboxPerIdLimit);
   let processed = 0;
   const w = init.webhooks;
-  const hooksDb = createPool(init.databaseUrl, 4, true);
+  const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, timeouts: init.dbTimeouts, relaxedCommit: true });
   const webhooks = new WebhookDispatcher({
     db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
-    pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint,
+    pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }),
   });
-  if (w.dispatch) { webhooks.start(); ctx.onDeliveries = () => webhooks.kick(); }
+  // Woken by the process's LISTEN connection when any process queues deliveries (and by its own commits).
+  let stopWake = (): void => {};
+  if (w.dispatch) { webhooks.start(); ctx.onDeliveries = () => webhooks.kick(); stopWake = onWebhookWake(() => webhooks.kick()); }
   const sweeper = setInterval(() => passivate(ctx.payments.cache, ctx.now(), IDLE_MS, MAX_ACTORS), 10_000);
 
   return new Promise<string>((resolve) => {
@@ -81,6 +84,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
       } else if (msg.t === 'drain') {
         void (async () => {
           await mailbox.idle();
+          stopWake();
           await webhooks.stop();
           await hooksDb.end().catch((err: Error) => log.warn({ err }, 'webhook pool did not close cleanly'));
           clearInterval(sweeper);

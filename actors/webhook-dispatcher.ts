@@ -2,6 +2,7 @@
 // processes), sign and POST each, record every attempt, and schedule the next one. Endpoints are
 // bounded separately, so one slow or dead endpoint never holds up the others.
 import type pg from 'pg';
+import type { Logger } from '../src/log.js';
 import { checkTargetUrl } from '../src/domain/address.js';
 import { gatewaySignatureHeader, merchantSignatureHeader } from '../src/domain/webhook-signature.js';
 import { afterAttempt, classifyStatus, type Outcome } from '../src/domain/webhook-schedule.js';
@@ -18,13 +19,18 @@ export interface DispatcherConfig {
   allowPrivate: boolean;
   timeoutMs: number;
   leaseMs: number;
+  /** Safety-net poll: LISTEN/NOTIFY and this thread's own commits wake the dispatcher sooner. */
   pollMs: number;
   maxInflight: number;
   perEndpoint: number;
+  /**
+   * The process clock: signing timestamps, secret rotation windows and the Retry-After dates of
+   * receivers. Due times and leases are Postgres's now(), never this clock.
+   */
   now?: () => number;
   random?: () => number;
   resolve?: Resolver;
-  onError?: (err: Error) => void;
+  log?: Logger;
 }
 
 export interface Rendered { body: string; headers: Record<string, string> }
@@ -66,7 +72,7 @@ export class WebhookDispatcher {
   kick(): void {
     if (this.stopped) return;
     if (this.ticking) { this.again = true; return; }
-    this.ticking = this.tick().catch((err: Error) => { this.c.onError?.(err); return 0; }).finally(() => {
+    this.ticking = this.tick().catch((err: Error) => { this.c.log?.warn({ err }, 'webhook claim failed'); return 0; }).finally(() => {
       this.ticking = null;
       if (this.again) { this.again = false; this.kick(); }
     });
@@ -77,13 +83,16 @@ export class WebhookDispatcher {
     const room = this.c.maxInflight - this.inflight;
     if (room <= 0) return 0;
     const claimed = await claimDeliveries(this.c.db, {
-      now: this.now(), limit: Math.min(room, 100), leaseMs: this.c.leaseMs, inflight: this.perEndpoint, perEndpoint: this.c.perEndpoint, only, force,
+      limit: Math.min(room, 100), leaseMs: this.c.leaseMs, inflight: this.perEndpoint, perEndpoint: this.c.perEndpoint, only, force,
     });
     for (const d of claimed) {
       const key = d.settings?.id ?? `url:${d.targetUrl ?? d.id}`;
       this.inflight++;
       this.perEndpoint.set(key, (this.perEndpoint.get(key) ?? 0) + 1);
-      const p = this.attempt(d).catch((err: Error) => this.c.onError?.(err)).finally(() => {
+      const p = this.attempt(d).catch((err: Error) => {
+        // Recording failed (database unreachable): the lease runs out and the delivery is retried.
+        this.c.log?.warn({ err, deliveryId: d.id, attempt: d.attempt }, 'webhook attempt could not be recorded; retried after its lease');
+      }).finally(() => {
         this.inflight--;
         const n = (this.perEndpoint.get(key) ?? 1) - 1;
         if (n === 0) this.perEndpoint.delete(key); else this.perEndpoint.set(key, n);
@@ -109,38 +118,39 @@ export class WebhookDispatcher {
 
   async idle(): Promise<void> { while (this.running.size > 0) await Promise.all([...this.running]); }
 
+  /** Makes one attempt and records it; an exception in the attempt is recorded as a failed attempt. */
   private async attempt(d: ClaimedDelivery): Promise<void> {
     const startedAt = this.now();
-    const url = d.targetUrl ?? d.settings?.url ?? null;
-    let outcome: Outcome;
-    let statusCode: number | null = null;
-    let error: string | null = null;
-    let durationMs = 0;
-    const check = url ? checkTargetUrl(url, { requireHttps: d.event.livemode, allowPrivate: this.c.allowPrivate }) : null;
-    if (!url || !d.settings) {
-      outcome = { kind: 'failure' };
-      error = 'no_endpoint: the webhook settings were removed';
-    } else if (!check!.ok) {
-      outcome = { kind: 'failure' };
-      error = `${check!.rule}: ${check!.detail}`;
-    } else {
-      const { body, headers } = render(d, activeSecrets(d.settings, startedAt), startedAt, this.c.publicBaseUrl);
-      if (Buffer.byteLength(body) > MAX_BODY_BYTES) {
-        outcome = { kind: 'failure' };
-        error = `body_too_large: over ${MAX_BODY_BYTES} bytes`;
-      } else {
-        const r = await postWebhook(check!.url, body, headers, { timeoutMs: this.c.timeoutMs, allowPrivate: this.c.allowPrivate, resolve: this.c.resolve ?? systemResolver });
-        statusCode = r.status;
-        durationMs = r.durationMs;
-        if (r.status === null) { outcome = { kind: 'failure' }; error = r.error; }
-        else {
-          outcome = classifyStatus(r.status, r.retryAfter, this.now());
-          if (r.status >= 300 && r.status < 400) error = 'redirect_not_followed';
-        }
-      }
+    let r: { outcome: Outcome; statusCode: number | null; error: string | null; durationMs: number };
+    try {
+      r = await this.post(d, startedAt);
+    } catch (err) {
+      this.c.log?.error({ err, deliveryId: d.id, attempt: d.attempt, eventId: d.event.id }, 'webhook attempt threw; recorded as a failed attempt');
+      r = { outcome: { kind: 'failure' }, statusCode: null, error: `internal_error: ${(err as Error).message}`.slice(0, 500), durationMs: 0 };
     }
-    const next = afterAttempt(d.api, d.attempt, outcome, this.now(), this.c.random);
-    await recordAttempt(this.c.db, { deliveryId: d.id, attempt: d.attempt, startedAt, durationMs, statusCode, error, next });
+    const now = this.now();
+    const next = afterAttempt(d.api, d.attempt, r.outcome, now, this.c.random);
+    const delayMs = next.status === 'pending' ? Math.max(0, next.nextAttemptAt - now) : undefined;
+    await recordAttempt(this.c.db, {
+      deliveryId: d.id, attempt: d.attempt, startedAt, durationMs: r.durationMs, statusCode: r.statusCode, error: r.error,
+      next: { status: next.status, delayMs },
+    });
+  }
+
+  private async post(d: ClaimedDelivery, startedAt: number): Promise<{ outcome: Outcome; statusCode: number | null; error: string | null; durationMs: number }> {
+    const url = d.targetUrl ?? d.settings?.url ?? null;
+    const failure = (error: string) => ({ outcome: { kind: 'failure' } as Outcome, statusCode: null, error, durationMs: 0 });
+    if (!url || !d.settings) return failure('no_endpoint: the webhook settings were removed');
+    const check = checkTargetUrl(url, { requireHttps: d.event.livemode, allowPrivate: this.c.allowPrivate });
+    if (!check.ok) return failure(`${check.rule}: ${check.detail}`);
+    const { body, headers } = render(d, activeSecrets(d.settings, startedAt), startedAt, this.c.publicBaseUrl);
+    if (Buffer.byteLength(body) > MAX_BODY_BYTES) return failure(`body_too_large: over ${MAX_BODY_BYTES} bytes`);
+    const r = await postWebhook(check.url, body, headers, { timeoutMs: this.c.timeoutMs, allowPrivate: this.c.allowPrivate, resolve: this.c.resolve ?? systemResolver });
+    if (r.status === null) return { outcome: { kind: 'failure' }, statusCode: null, error: r.error, durationMs: r.durationMs };
+    return {
+      outcome: classifyStatus(r.status, r.retryAfter, this.now()), statusCode: r.status, durationMs: r.durationMs,
+      error: r.status >= 300 && r.status < 400 ? 'redirect_not_followed' : null,
+    };
   }
 
   async stop(): Promise<void> {

@@ -27,7 +27,14 @@ export interface Config {
   /** An attempt with no recorded outcome after this long is recovered (asked of the connector). */
   attemptRecoveryAfterMs: number;
   attemptRecoveryPollMs: number;
-  dbPoolSize: number;
+  /** Postgres connections this process may open in all (split by src/store/pool-budget.ts). */
+  pgPoolMax: number;
+  /** Deadlines of every Postgres connection (ms; 0 = off). */
+  db: { statementMs: number; queryMs: number; connectMs: number; keepAliveMs: number };
+  /** How long the front end waits for an actor's reply before answering 503. */
+  actorDeadlineMs: number;
+  /** Upper bound of a graceful shutdown; what is not done by then is abandoned (and logged). */
+  shutdownTimeoutMs: number;
   logLevel: string;
   metricsPublic: boolean;
   demoMerchant: boolean;
@@ -64,6 +71,11 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   return raw === '1' || raw.toLowerCase() === 'true' || raw.toLowerCase() === 'yes';
 }
 
+function pgPoolMax(env: NodeJS.ProcessEnv): number {
+  if (env.DB_POOL_SIZE) throw new Error('DB_POOL_SIZE was replaced by PG_POOL_MAX: the Postgres connections of the whole process (see docs/operations.md)');
+  return int(env, 'PG_POOL_MAX', 20, 3);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 3000);
   const host = env.HOST || '0.0.0.0';
@@ -89,7 +101,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     connectorTimeoutMs: int(env, 'CONNECTOR_TIMEOUT_MS', 20_000, 1),
     attemptRecoveryAfterMs: int(env, 'ATTEMPT_RECOVERY_AFTER_MS', 60_000, 1),
     attemptRecoveryPollMs: int(env, 'ATTEMPT_RECOVERY_POLL_MS', 1000, 10),
-    dbPoolSize: int(env, 'DB_POOL_SIZE', 16, 1),
+    pgPoolMax: pgPoolMax(env),
+    db: {
+      statementMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5_000, 0),
+      queryMs: int(env, 'PG_QUERY_TIMEOUT_MS', 6_000, 0),
+      connectMs: int(env, 'PG_CONNECT_TIMEOUT_MS', 3_000, 0),
+      keepAliveMs: int(env, 'PG_KEEPALIVE_MS', 10_000, 0),
+    },
+    actorDeadlineMs: int(env, 'ACTOR_DEADLINE_MS', 8_000, 1),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 100),
     logLevel: env.LOG_LEVEL || 'info',
     metricsPublic: flag(env, 'METRICS_PUBLIC', false),
     demoMerchant: flag(env, 'DEMO_MERCHANT', !databaseUrl),
@@ -102,7 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       dispatch: flag(env, 'WEBHOOK_DISPATCH', true),
       allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
-      pollMs: int(env, 'WEBHOOK_POLL_MS', 50, 10),
+      pollMs: int(env, 'WEBHOOK_POLL_MS', 5_000, 10),
       leaseMs: int(env, 'WEBHOOK_LEASE_MS', 60_000, 1000),
       concurrency: int(env, 'WEBHOOK_CONCURRENCY', 256, 1),
       perEndpoint: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 32, 1),

@@ -28,7 +28,9 @@ startServer(config, log).then((srv) => {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down: finishing in-flight work');
+    log.info({ signal, deadlineMs: config.shutdownTimeoutMs }, 'shutting down: finishing in-flight work');
+    // close() bounds each of its steps; this is the last resort if something still holds the loop.
+    setTimeout(() => { log.error('shutdown over its deadline: exiting now'); process.exit(1); }, config.shutdownTimeoutMs + 2_000).unref();
     srv.close().then(() => process.exit(0), (err) => { log.error({ err }, 'shutdown failed'); process.exit(1); });
   };
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
 import { Metrics } from './metrics.js';
-import { createPool } from './store/db.js';
+import { createPool, processAppName } from './store/db.js';
+import { splitPoolBudget } from './store/pool-budget.js';
+import { withDeadline } from './deadline.js';
 import { freePort, startEmbedded, type Embedded } from './store/embedded.js';
 import { migrate } from './store/migrate.js';
 import type { KeyValue } from './store/kv.js';
@@ -24,6 +26,7 @@ import { ensureDemoMerchant, type DemoMerchant } from './demo.js';
 import { Membership } from './membership.js';
 import { ReadCache } from './read-cache.js';
 import { WebhookDispatcher } from '../actors/webhook-dispatcher.js';
+import { startDueListener } from '../actors/webhook-wakeup.js';
 
 export interface RunningServer {
   url: string;
@@ -51,9 +54,20 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     embedded = await startEmbedded(config.dataDir, log);
     databaseUrl = embedded.url;
   }
-  const db = createPool(databaseUrl, config.dbPoolSize);
-  const applied = await migrate(db);
-  if (applied.length) log.info({ applied }, 'migrations applied');
+  // One connection budget for the whole process (docs/operations.md, "Database connections").
+  const budget = splitPoolBudget(config.pgPoolMax, config.workers, config.webhooks.dispatch);
+  const appName = processAppName();
+  // Migrations may run longer than a statement deadline: a one-connection pool with a 10 min
+  // bound instead, closed before the others open.
+  const migrations = createPool(databaseUrl, { max: 1, name: `${appName}:migrate`, timeouts: { ...config.db, statementMs: 0, queryMs: 600_000 } });
+  try {
+    const applied = await migrate(migrations);
+    if (applied.length) log.info({ applied }, 'migrations applied');
+  } finally {
+    await migrations.end().catch((err: Error) => log.warn({ err }, 'closing the migration connection failed'));
+  }
+  const db = createPool(databaseUrl, { max: budget.front, name: `${appName}:front`, timeouts: config.db });
+  log.info({ budget, pgPoolMax: config.pgPoolMax }, 'postgres connection budget');
 
   let kv: KeyValue;
   if (config.redisUrl) {
@@ -70,9 +84,11 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const dispatcher = new Dispatcher({
     workers: config.workers, inflightLimit: config.mailboxLimit, log,
     observe: { before: () => reads.generation, after: (p, gen) => reads.offer(p, gen) },
+    deadlineMs: config.actorDeadlineMs,
     init: {
-      databaseUrl, poolSize: config.dbPoolSize, mailboxLimit: config.mailboxLimit, mailboxPerIdLimit: config.mailboxPerIdLimit,
-      logLevel: config.logLevel, publicBaseUrl: config.publicBaseUrl, connectorTimeoutMs: config.connectorTimeoutMs, webhooks: config.webhooks,
+      databaseUrl, poolSize: budget.worker, hooksPoolSize: budget.hooks, dbTimeouts: config.db, appName,
+      mailboxLimit: config.mailboxLimit, mailboxPerIdLimit: config.mailboxPerIdLimit, logLevel: config.logLevel,
+      publicBaseUrl: config.publicBaseUrl, connectorTimeoutMs: config.connectorTimeoutMs, webhooks: config.webhooks,
     },
   });
   const metrics = new Metrics();
@@ -82,7 +98,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     webhooks: new WebhookDispatcher({
       db, publicBaseUrl: config.publicBaseUrl, allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs,
       leaseMs: config.webhooks.leaseMs, pollMs: config.webhooks.pollMs, maxInflight: config.webhooks.concurrency, perEndpoint: config.webhooks.perEndpoint,
-      onError: (err) => log.warn({ err: err.message }, 'webhook attempt failed to record'),
+      log: log.child({ component: 'webhooks' }),
     }),
     auth: new Authenticator(db, config.authCacheMs),
     idempotency: new Idempotency(kv, () => { metrics.kvFailOpen++; }, config.idempotencyInflightMs),
@@ -92,27 +108,42 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const scheduler = startScheduler(db, dispatcher, config.expiryPollMs, log);
   const recovery = startRecovery(db, dispatcher, { afterMs: config.attemptRecoveryAfterMs, pollMs: config.attemptRecoveryPollMs }, log);
   if (failpointsArmed().length) log.warn({ failpoints: failpointsArmed() }, 'FAILPOINTS set: this process dies on purpose at those points (fault tests only)');
+  const listener = budget.listen ? startDueListener({ connectionString: databaseUrl, name: `${appName}:listen`, timeouts: config.db, pingMs: config.webhooks.pollMs, log }) : null;
   const demo = config.demoMerchant ? await ensureDemoMerchant(services) : null;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${listening.port}`;
   log.info({ url, workers: config.workers, kv: kv.kind, embeddedPostgres: !!embedded }, 'listening');
 
+  // Every step has a deadline inside one overall bound (SHUTDOWN_TIMEOUT_MS), so that a hung
+  // Postgres or Redis cannot hold the process: a step past its deadline is abandoned and logged.
   let closing: Promise<void> | null = null;
   async function close(): Promise<void> {
     closing ??= (async () => {
+      const end = Date.now() + config.shutdownTimeoutMs;
+      const abandoned: string[] = [];
+      const step = async (name: string, fn: () => Promise<unknown>, share = 1): Promise<void> => {
+        const left = end - Date.now();
+        const r = await withDeadline(Promise.resolve().then(fn), Math.max(0, Math.floor(left * share)));
+        if (r.timedOut) { abandoned.push(name); log.error({ step: name }, 'shutdown step over its deadline: abandoned'); }
+        else if (r.error) log.warn({ err: r.error, step: name }, 'shutdown step failed');
+      };
       listening.close();                     // no new connections
       closeConnectionsAfterAnswer();         // kept-alive connections end with their next answer
-      const deadline = Date.now() + 15_000;  // answer everything already received
-      while (activeRequests() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      await scheduler.stop();
-      await recovery.stop();
-      await dispatcher.close();              // mailboxes drain: every accepted command finishes
-      await membership.leave();
-      await services.webhooks.stop();
+      // Answer everything already received: at most 15 s and 60 % of the budget.
+      const answered = Math.min(Date.now() + 15_000, Date.now() + (end - Date.now()) * 0.6);
+      while (activeRequests() > 0 && Date.now() < answered) await new Promise((r) => setTimeout(r, 10));
+      if (activeRequests() > 0) { abandoned.push(`answers (${activeRequests()} requests)`); log.error({ requests: activeRequests() }, 'shutdown: requests still unanswered; abandoned'); }
+      await step('scheduler', () => scheduler.stop(), 0.2);
+      await step('attempt recovery', () => recovery.stop(), 0.2);
+      await step('actor workers', () => dispatcher.close(), 0.6); // mailboxes drain: every accepted command finishes
+      await step('listener', () => listener?.stop() ?? Promise.resolve(), 0.2);
+      await step('membership', () => membership.leave(), 0.3);
+      await step('webhooks', () => services.webhooks.stop(), 0.3);
       (app as unknown as { close?: () => void }).close?.();
-      await db.end().catch(() => {});
-      await kv.close();
-      if (embedded) await embedded.stop().catch(() => {});
-      log.info('stopped');
+      await step('postgres pool', () => db.end(), 0.5);
+      await step('key-value store', () => kv.close(), 0.5);
+      if (embedded) await step('embedded postgres', () => embedded!.stop(), 1);
+      if (abandoned.length) log.error({ abandoned }, 'stopped; some steps were abandoned at their deadline');
+      else log.info('stopped');
     })();
     return closing;
   }

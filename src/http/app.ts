@@ -3,6 +3,7 @@
 // the API the path belongs to.
 import uWS from 'uWebSockets.js';
 import { fail, isFailure } from '../errors.js';
+import { isDatabaseUnavailable } from '../store/db.js';
 import { createCtx, observeSent, readBody, type ApiName, type Ctx } from './context.js';
 import { sendFailure } from './reply.js';
 import { bearer, tokenMatches } from './auth.js';
@@ -53,12 +54,8 @@ async function run(ctx: Ctx, route: Route, s: Services): Promise<void> {
   await route.handler(ctx, s, body);
 }
 
-/** Errors that mean "the database cannot be reached right now": answered 503, retryable. */
-export function isUnavailable(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  if (typeof e?.code === 'string' && (/^(08|57P0|53)/.test(e.code) || ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND'].includes(e.code))) return true;
-  return /timeout exceeded when trying to connect|Connection terminated|connect ECONNREFUSED|not currently accepting connections|database system is (starting up|shutting down)/i.test(e?.message ?? '');
-}
+/** Errors that mean "the database cannot be reached or answer in time right now": answered 503, retryable. */
+export const isUnavailable = isDatabaseUnavailable;
 
 function paramCount(pattern: string): number {
   return pattern.split('/').filter((p) => p.startsWith(':')).length;

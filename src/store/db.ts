@@ -1,22 +1,58 @@
 // Postgres connection pools. int8 (bigint) money columns are parsed as JS numbers: amounts are
 // bounded far below 2^53 by the domain, so no precision is lost.
+//
+// Every pool is bounded in time (connect, statement, client-side read time-out, TCP keep-alive)
+// and named (application_name), so that pg_stat_activity shows which process and role holds
+// each connection.
 import pg from 'pg';
 
 pg.types.setTypeParser(20, (v) => Number(v));
 
 export type Pool = pg.Pool;
 
-/**
- * `relaxedCommit`: the pool's commits do not wait for the WAL flush (synchronous_commit off). Only
- * for bookkeeping whose loss in a Postgres crash is harmless, such as webhook claims and attempt
- * records (a lost record means one more delivery with the same event id, which receivers expect).
- */
-export function createPool(connectionString: string, max: number, relaxedCommit = false): pg.Pool {
-  const pool = new pg.Pool({
-    connectionString, max, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000,
-    ...(relaxedCommit ? { options: '-c synchronous_commit=off' } : {}),
-  });
+/** The deadlines every connection gets (milliseconds; 0 turns one off). */
+export interface DbTimeouts {
+  /** Server side: Postgres cancels a statement running longer (statement_timeout). */
+  statementMs: number;
+  /** Client side: a query without an answer for this long fails and its connection is dropped. */
+  queryMs: number;
+  /** Opening a connection (TCP + start-up + authentication). */
+  connectMs: number;
+  /** TCP keep-alive: first probe after this much idle time. */
+  keepAliveMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: DbTimeouts = { statementMs: 5_000, queryMs: 6_000, connectMs: 3_000, keepAliveMs: 10_000 };
+
+export interface PoolOptions {
+  max: number;
+  /** Shown in pg_stat_activity.application_name, e.g. `pe:1234:w0`. */
+  name: string;
+  timeouts?: DbTimeouts;
+  /**
+   * The pool's commits do not wait for the WAL flush (synchronous_commit off). Only for
+   * bookkeeping whose loss in a Postgres crash is harmless, such as webhook claims and attempt
+   * records (a lost record means one more delivery with the same event id, which receivers expect).
+   */
+  relaxedCommit?: boolean;
+}
+
+/** Connection settings shared by pools and single clients (the LISTEN connection). */
+export function clientConfig(connectionString: string, name: string, t: DbTimeouts = DEFAULT_TIMEOUTS, relaxedCommit = false): pg.ClientConfig {
+  const options = [`-c statement_timeout=${t.statementMs}`, ...(relaxedCommit ? ['-c synchronous_commit=off'] : [])].join(' ');
+  return {
+    connectionString, application_name: name, options,
+    connectionTimeoutMillis: t.connectMs || undefined,
+    query_timeout: t.queryMs || undefined,
+    keepAlive: t.keepAliveMs > 0, keepAliveInitialDelayMillis: t.keepAliveMs,
+  };
+}
+
+export function createPool(connectionString: string, o: PoolOptions): pg.Pool {
+  const t = o.timeouts ?? DEFAULT_TIMEOUTS;
+  const pool = new pg.Pool({ ...clientConfig(connectionString, o.name, t, o.relaxedCommit), max: o.max, idleTimeoutMillis: 30_000 });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
+  // A client whose query timed out is released with the error, so the pool drops that connection.
   pool.on('error', () => {});
   return pool;
 }
@@ -29,4 +65,16 @@ export function createPool(connectionString: string, max: number, relaxedCommit 
 export function rolledBack(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
   return typeof code === 'string' && /^(22|23|42|54)[0-9A-Z]{3}$/.test(code);
+}
+
+/** The application_name prefix of every connection this process opens. */
+export const processAppName = (pid = process.pid): string => `pe:${pid}`;
+
+/** Errors that mean "the database cannot be reached or answer in time right now" (retryable). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (typeof e?.code === 'string' && (/^(08|57P0|53)/.test(e.code) || e.code === '57014' ||
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(e.code))) return true;
+  return /timeout exceeded when trying to connect|Query read timeout|Connection terminated|connect ECONNREFUSED|not currently accepting connections|database system is (starting up|shutting down)/i
+    .test(e?.message ?? '');
 }

@@ -55,34 +55,33 @@ UPDATE webhook_settings SET previous_secret = secret, previous_expires_at = now(
 }
 
 /**
- * Writes an event and one delivery to the given settings row, due at `dueAt` (default: now). The
- * operator's test ping is written due a few seconds ahead and attempted at once by id, so that the
- * process answering the operator makes the first attempt (another takes over if it cannot).
+ * Writes an event and one delivery to the given settings row, due `dueInMs` after Postgres's now
+ * (default: at once). The operator's test ping is written due a few seconds ahead and attempted at
+ * once by id, so that the process answering the operator makes the first attempt (another takes
+ * over if it cannot).
  */
-export async function insertEventWithDelivery(db: pg.Pool, e: { merchantId: string; livemode: boolean; api: string; type: string; aggregateId: string; data: unknown; settingsId: string; now: number; dueAt?: number }): Promise<{ eventId: string; deliveryId: string }> {
+export async function insertEventWithDelivery(db: pg.Pool, e: { merchantId: string; livemode: boolean; api: string; type: string; aggregateId: string; data: unknown; settingsId: string; dueInMs?: number }): Promise<{ eventId: string; deliveryId: string }> {
   const evt = eventId();
   const dlv = prefixedId('dlv', 24);
-  const at = new Date(e.now).toISOString();
-  const due = new Date(e.dueAt ?? e.now).toISOString();
   await db.query(`
 WITH ev AS (
-  INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
+  INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, now()) RETURNING id
 )
 INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
-SELECT $9, ev.id, $2, $10, $4, 'pending', $11, $8, $8 FROM ev`,
-  [evt, e.merchantId, e.livemode, e.api, e.type, e.aggregateId, JSON.stringify(e.data), at, dlv, e.settingsId, due]);
+SELECT $8, ev.id, $2, $9, $4, 'pending', now() + make_interval(secs => $10::float8 / 1000), now(), now() FROM ev`,
+  [evt, e.merchantId, e.livemode, e.api, e.type, e.aggregateId, JSON.stringify(e.data), dlv, e.settingsId, e.dueInMs ?? 0]);
   return { eventId: evt, deliveryId: dlv };
 }
 
 /** New deliveries of an existing event to every settings row of its API that wants it. */
-export async function resendEvent(db: pg.Pool, merchantId: string, evt: string, now: number): Promise<string[]> {
+export async function resendEvent(db: pg.Pool, merchantId: string, evt: string): Promise<string[]> {
   const res = await db.query(`
 INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
-SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), e.id, e.merchant_id, ws.id, e.api, 'pending', $3, $3, $3
+SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), e.id, e.merchant_id, ws.id, e.api, 'pending', now(), now(), now()
 FROM events e JOIN webhook_settings ws ON ws.merchant_id = e.merchant_id AND ws.api = e.api AND ws.channel_id IS NULL
   AND (ws.events IS NULL OR e.type = ANY(ws.events) OR e.type = 'test.ping')
 WHERE e.id = $2 AND e.merchant_id = $1
-RETURNING id`, [merchantId, evt, new Date(now).toISOString()]);
+RETURNING id`, [merchantId, evt]);
   return res.rows.map((r) => r.id as string);
 }
 
@@ -92,23 +91,25 @@ export interface ClaimedDelivery {
   event: { id: string; type: string; livemode: boolean; createdAt: number; aggregateId: string; data: Record<string, unknown> };
 }
 
+// Due times and leases are Postgres's time (now()), never a process's clock: processes whose clocks
+// drift apart still agree on what is due and whose lease ran out.
 // Candidates are locked (SKIP LOCKED), then at most `room` per endpoint are taken, where room is the
 // per-endpoint bound less what this process already has in flight there; the rest stay untouched.
 const CLAIM_SQL = `
 WITH cand AS (
   SELECT id, settings_id, next_attempt_at FROM webhook_deliveries
-  WHERE ($5::text IS NULL OR id = $5)
-    AND ((status = 'pending' AND (next_attempt_at <= $2::timestamptz OR $8::boolean)) OR (status = 'delivering' AND lease_until < $2::timestamptz))
+  WHERE ($4::text IS NULL OR id = $4)
+    AND ((status = 'pending' AND (next_attempt_at <= now() OR $7::boolean)) OR (status = 'delivering' AND lease_until < now()))
   ORDER BY next_attempt_at LIMIT $1 * 4 FOR UPDATE SKIP LOCKED
 ), pick AS (
   SELECT x.id FROM (
     SELECT id, settings_id, next_attempt_at, row_number() OVER (PARTITION BY settings_id ORDER BY next_attempt_at) AS rn FROM cand
-  ) x LEFT JOIN unnest($4::text[], $6::int[]) AS b(sid, n) ON b.sid = x.settings_id
-  WHERE x.settings_id IS NULL OR x.rn <= $7 - COALESCE(b.n, 0)
+  ) x LEFT JOIN unnest($3::text[], $5::int[]) AS b(sid, n) ON b.sid = x.settings_id
+  WHERE x.settings_id IS NULL OR x.rn <= $6 - COALESCE(b.n, 0)
   ORDER BY x.next_attempt_at LIMIT $1
 )
 UPDATE webhook_deliveries d SET status = 'delivering', attempts = d.attempts + 1,
-  lease_until = $2::timestamptz + make_interval(secs => $3::float8 / 1000), updated_at = $2::timestamptz
+  lease_until = now() + make_interval(secs => $2::float8 / 1000), updated_at = now()
 FROM pick WHERE d.id = pick.id
 RETURNING d.id, d.event_id, d.merchant_id, d.api, d.attempts, d.target_url,
   (SELECT to_jsonb(s) FROM webhook_settings s WHERE s.id = d.settings_id) AS settings,
@@ -120,10 +121,10 @@ RETURNING d.id, d.event_id, d.merchant_id, d.api, d.attempts, d.target_url,
  * `perEndpoint` in flight per endpoint counting what this process already runs (`inflight`).
  * Safe across threads and processes (SKIP LOCKED).
  */
-export async function claimDeliveries(db: pg.Pool, o: { now: number; limit: number; leaseMs: number; inflight: Map<string, number>; perEndpoint: number; only?: string; force?: boolean }): Promise<ClaimedDelivery[]> {
+export async function claimDeliveries(db: pg.Pool, o: { limit: number; leaseMs: number; inflight: Map<string, number>; perEndpoint: number; only?: string; force?: boolean }): Promise<ClaimedDelivery[]> {
   const res = await db.query({
     name: 'webhook_claim', text: CLAIM_SQL,
-    values: [o.limit, new Date(o.now).toISOString(), o.leaseMs, [...o.inflight.keys()], o.only ?? null, [...o.inflight.values()], o.perEndpoint,
+    values: [o.limit, o.leaseMs, [...o.inflight.keys()], o.only ?? null, [...o.inflight.values()], o.perEndpoint,
       o.only !== undefined && o.force === true],
   });
   return res.rows.map((r) => ({
@@ -135,7 +136,8 @@ export async function claimDeliveries(db: pg.Pool, o: { now: number; limit: numb
 
 export interface AttemptRecord {
   deliveryId: string; attempt: number; startedAt: number; durationMs: number; statusCode: number | null; error: string | null;
-  next: { status: string; nextAttemptAt?: number };
+  /** The delivery's next state; a retry is due `delayMs` after Postgres's now. */
+  next: { status: string; delayMs?: number };
 }
 
 /** Records one attempt and the delivery's next state, unless another process took the delivery over. */
@@ -147,11 +149,11 @@ WITH att AS (
   INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
   VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
 )
-UPDATE webhook_deliveries SET status = $7, next_attempt_at = COALESCE($8::timestamptz, next_attempt_at), lease_until = NULL,
+UPDATE webhook_deliveries SET status = $7, next_attempt_at = COALESCE(now() + make_interval(secs => $8::float8 / 1000), next_attempt_at), lease_until = NULL,
   last_status = $5, last_error = $6, updated_at = now()
 WHERE id = $1 AND attempts = $2 AND status = 'delivering'`,
     values: [a.deliveryId, a.attempt, new Date(a.startedAt).toISOString(), a.durationMs, a.statusCode, a.error, a.next.status,
-      a.next.nextAttemptAt === undefined ? null : new Date(a.next.nextAttemptAt).toISOString()],
+      a.next.delayMs ?? null],
   });
   return res.rowCount === 1;
 }

@@ -67,7 +67,7 @@ t.test('gateway path: flat envelope, timestamped sha256 signature, delivery head
   t.teardown(() => rx.close());
   const { settings } = await upsertSettings(pool, { merchantId: m.id, api: 'gateway', channelId: null, url: rx.url, events: null });
   const data = { payment_id: 'cs_test_1', amount: 4900, currency: 'RUB', status: 'succeeded', channel_id: 'ch_1', channel_code: 'web' };
-  const { eventId, deliveryId } = await insertEventWithDelivery(pool, { merchantId: m.id, livemode: false, api: 'gateway', type: 'payment.succeeded', aggregateId: 'cs_test_1', data, settingsId: settings.id, now: Date.now() });
+  const { eventId, deliveryId } = await insertEventWithDelivery(pool, { merchantId: m.id, livemode: false, api: 'gateway', type: 'payment.succeeded', aggregateId: 'cs_test_1', data, settingsId: settings.id });
   const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 1000, leaseMs: 5000, pollMs: 1000, maxInflight: 4, perEndpoint: 2 });
   await d.runOnce(deliveryId);
   t.equal(rx.received.length, 1);

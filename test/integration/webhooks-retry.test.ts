@@ -1,5 +1,6 @@
-// The retry schedule against a real receiver, with a controllable clock: 500, time-out, 302, 429
-// with Retry-After, 410, exhaustion into undelivered, and resend of an undelivered event.
+// The retry schedule against a real receiver: 500, time-out, 302, 429 with Retry-After, 410,
+// exhaustion into undelivered, and resend of an undelivered event. Due times and leases are
+// Postgres's now(): the test moves time by moving a delivery's due time or lease in the database.
 import t from 'tap';
 import pg from 'pg';
 import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
@@ -12,20 +13,28 @@ const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0' });
 const pool = new pg.Pool({ connectionString: s.srv.databaseUrl, max: 4 });
 t.teardown(() => pool.end());
 
-let clock = Date.UTC(2026, 10, 21, 12, 0, 0);
 const MIN = 60_000;
+// The process clock of the dispatchers: it only stamps and signs attempts (fresh per attempt).
+let clock = Date.now();
 
 async function setup(script: Script) {
   const rx = await startReceiver(script);
   const m = await s.merchant();
   const { settings } = await upsertSettings(pool, { merchantId: m.id, api: 'merchant', channelId: null, url: rx.url, events: null });
   const { eventId, deliveryId } = await insertEventWithDelivery(pool, {
-    merchantId: m.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: settings.id, data: { object: 'test' }, settingsId: settings.id, now: clock,
+    merchantId: m.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: settings.id, data: { object: 'test' }, settingsId: settings.id,
   });
   const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 300, leaseMs: 5000, pollMs: 1000, maxInflight: 8, perEndpoint: 2, now: () => clock, random: () => 0.5 });
   return { rx, m, eventId, deliveryId, d };
 }
 const row = async (id: string) => (await pool.query('SELECT * FROM webhook_deliveries WHERE id = $1', [id])).rows[0];
+/** The retry delay the last record set: next_attempt_at - updated_at (both Postgres's now()). */
+const delay = async (id: string) => {
+  const r = (await pool.query('SELECT extract(epoch FROM next_attempt_at - updated_at) * 1000 AS ms FROM webhook_deliveries WHERE id = $1', [id])).rows[0];
+  return Math.round(Number(r.ms));
+};
+/** Moves the delivery's due time to `seconds` from the database's now. */
+const dueIn = (id: string, seconds: number) => pool.query("UPDATE webhook_deliveries SET next_attempt_at = now() + make_interval(secs => $2) WHERE id = $1", [id, seconds]);
 const attempts = async (id: string) => (await pool.query('SELECT * FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt', [id])).rows;
 
 t.test('500, time-out and 302 are failures retried on the merchant schedule, then undelivered', async (t) => {
@@ -42,10 +51,11 @@ t.test('500, time-out and 302 are failures retried on the merchant schedule, the
     t.equal(r.attempts, attempt);
     if (attempt < 8) {
       t.equal(r.status, 'pending');
-      t.equal(r.next_attempt_at.getTime(), clock + delays[attempt - 1], `retry ${attempt} after ${delays[attempt - 1] / MIN} min`);
-      clock += delays[attempt - 1] - 1000;
-      t.equal(await d.runOnce(deliveryId), 0, 'not a second early');
-      clock += 1000;
+      t.equal(await delay(deliveryId), delays[attempt - 1], `retry ${attempt} after ${delays[attempt - 1] / MIN} min`);
+      await dueIn(deliveryId, 60);
+      t.equal(await d.runOnce(deliveryId), 0, 'not before its due time');
+      await dueIn(deliveryId, 0);
+      clock += delays[attempt - 1];
     } else {
       t.equal(r.status, 'undelivered');
     }
@@ -67,7 +77,7 @@ t.test('500, time-out and 302 are failures retried on the merchant schedule, the
   // Resend of the undelivered event: a new delivery of the same event, delivered now.
   rx.script = () => ({ status: 200 });
   const m = (await pool.query('SELECT merchant_id FROM events WHERE id = $1', [eventId])).rows[0].merchant_id;
-  const ids = await resendEvent(pool, m, eventId, clock);
+  const ids = await resendEvent(pool, m, eventId);
   t.equal(ids.length, 1);
   t.equal(await d.runOnce(ids[0]), 1);
   t.equal((await row(ids[0])).status, 'succeeded');
@@ -78,11 +88,11 @@ t.test('429 with Retry-After later than the schedule is honoured', async (t) => 
   const { rx, deliveryId, d } = await setup(() => ({ status: 429, headers: { 'retry-after': '900' } }));
   t.teardown(() => rx.close());
   await d.runOnce(deliveryId);
-  t.equal((await row(deliveryId)).next_attempt_at.getTime(), clock + 900_000);
+  t.equal(await delay(deliveryId), 900_000);
   rx.script = () => ({ status: 503, headers: { 'retry-after': '2' } });
-  clock += 900_000;
+  await dueIn(deliveryId, 0);
   await d.runOnce(deliveryId);
-  t.equal((await row(deliveryId)).next_attempt_at.getTime(), clock + 5 * MIN, 'a shorter Retry-After does not shorten the schedule');
+  t.equal(await delay(deliveryId), 5 * MIN, 'a shorter Retry-After does not shorten the schedule');
 });
 
 t.test('410 Gone stops retrying', async (t) => {
@@ -90,7 +100,7 @@ t.test('410 Gone stops retrying', async (t) => {
   t.teardown(() => rx.close());
   await d.runOnce(deliveryId);
   t.equal((await row(deliveryId)).status, 'gone');
-  clock += 48 * 3600_000;
+  await dueIn(deliveryId, -48 * 3600);
   t.equal(await d.runOnce(deliveryId), 0);
   t.equal(rx.received.length, 1);
 });
@@ -98,9 +108,10 @@ t.test('410 Gone stops retrying', async (t) => {
 t.test('a lease that ran out (the process died mid-attempt) is taken over', async (t) => {
   const { rx, deliveryId, d } = await setup(() => ({ status: 200 }));
   t.teardown(() => rx.close());
-  await pool.query("UPDATE webhook_deliveries SET status = 'delivering', attempts = 1, lease_until = $2 WHERE id = $1", [deliveryId, new Date(clock + 5000)]);
+  const lease = (seconds: number) => pool.query("UPDATE webhook_deliveries SET status = 'delivering', attempts = 1, lease_until = now() + make_interval(secs => $2) WHERE id = $1", [deliveryId, seconds]);
+  await lease(60);
   t.equal(await d.runOnce(deliveryId), 0, 'leased elsewhere');
-  clock += 6000;
+  await lease(-1);
   t.equal(await d.runOnce(deliveryId), 1);
   const r = await row(deliveryId);
   t.equal(r.status, 'succeeded');
@@ -114,9 +125,9 @@ t.test('one slow endpoint does not hold up another merchant', async (t) => {
   t.teardown(() => Promise.all([slow.rx.close(), fast.rx.close()]));
   for (let i = 0; i < 6; i++) {
     const st = (await pool.query("SELECT id FROM webhook_settings WHERE merchant_id = $1", [slow.m.id])).rows[0].id;
-    await insertEventWithDelivery(pool, { merchantId: slow.m.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: 'x', data: {}, settingsId: st, now: clock });
+    await insertEventWithDelivery(pool, { merchantId: slow.m.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: 'x', data: {}, settingsId: st });
   }
-  const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 2000, leaseMs: 5000, pollMs: 1000, maxInflight: 8, perEndpoint: 2, now: () => clock });
+  const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 2000, leaseMs: 5000, pollMs: 1000, maxInflight: 8, perEndpoint: 2 });
   await d.tick();
   await d.tick();
   await fast.rx.waitFor(1, 2000);
@@ -126,4 +137,43 @@ t.test('one slow endpoint does not hold up another merchant', async (t) => {
   while (await d.runOnce() > 0) { /* drain */ }
   await slow.rx.waitFor(7, 5000);
   t.equal(slow.rx.received.length, 7);
+});
+
+t.test('due times and leases follow Postgres\'s clock, not the process clock', async (t) => {
+  const { rx, deliveryId, d } = await setup(() => ({ status: 500 }));
+  t.teardown(() => rx.close());
+  // A process whose clock is a day behind still sees the delivery due, and its retry is scheduled
+  // from the database's now, not from its own.
+  const behind = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 1000, leaseMs: 5000, pollMs: 1000, maxInflight: 8, perEndpoint: 2, now: () => Date.now() - 86_400_000, random: () => 0.5 });
+  t.equal(await behind.runOnce(deliveryId), 1, 'due for a process whose clock is behind');
+  const r = (await pool.query('SELECT extract(epoch FROM next_attempt_at - now()) AS s, extract(epoch FROM updated_at - now()) AS u FROM webhook_deliveries WHERE id = $1', [deliveryId])).rows[0];
+  t.ok(Number(r.s) > 0 && Number(r.s) <= 60, `next attempt one minute after the database's now (${r.s} s)`);
+  t.ok(Math.abs(Number(r.u)) < 600, 'updated at the database\'s now');
+  // A process whose clock is a day ahead does not attempt it early.
+  const ahead = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 1000, leaseMs: 5000, pollMs: 1000, maxInflight: 8, perEndpoint: 2, now: () => Date.now() + 86_400_000 });
+  t.equal(await ahead.runOnce(deliveryId), 0, 'not due for a process whose clock is ahead');
+  t.equal(await d.runOnce(deliveryId), 0);
+});
+
+t.test('an attempt that throws (malformed event data) is recorded as a failed attempt and retried on schedule', async (t) => {
+  const rx = await startReceiver(() => ({ status: 200 }));
+  t.teardown(() => rx.close());
+  const m = await s.merchant();
+  const { settings } = await upsertSettings(pool, { merchantId: m.id, api: 'merchant', channelId: null, url: rx.url, events: null });
+  const { deliveryId } = await insertEventWithDelivery(pool, {
+    merchantId: m.id, livemode: false, api: 'merchant', type: 'payment.succeeded', aggregateId: 'pay_x', data: { malformed: true }, settingsId: settings.id,
+  });
+  const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 1000, leaseMs: 60_000, pollMs: 1000, maxInflight: 8, perEndpoint: 2, random: () => 0.5 });
+  t.equal(await d.runOnce(deliveryId), 1);
+  const r = await row(deliveryId);
+  t.equal(r.status, 'pending', 'not left leased');
+  t.match(r.last_error, /^internal_error: /);
+  t.equal(await delay(deliveryId), MIN, 'next attempt on the schedule');
+  const log = await attempts(deliveryId);
+  t.equal(log.length, 1, 'the attempt is in the log');
+  t.match(log[0].error, /^internal_error: /);
+  await dueIn(deliveryId, 0);
+  t.equal(await d.runOnce(deliveryId), 1);
+  t.equal((await attempts(deliveryId)).length, 2, 'the retry is recorded too');
+  t.equal(rx.received.length, 0, 'nothing malformed was sent');
 });

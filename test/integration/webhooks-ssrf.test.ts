@@ -32,7 +32,7 @@ t.teardown(() => pool.end());
 async function deliverVia(address: string, allowPrivate: boolean) {
   const mm = await s.merchant();
   const { settings } = await upsertSettings(pool, { merchantId: mm.id, api: 'merchant', channelId: null, url: `http://hooks.example:${port}/hooks`, events: null });
-  const { deliveryId } = await insertEventWithDelivery(pool, { merchantId: mm.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: 'x', data: {}, settingsId: settings.id, now: Date.now() });
+  const { deliveryId } = await insertEventWithDelivery(pool, { merchantId: mm.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: 'x', data: {}, settingsId: settings.id });
   // A resolver standing in for DNS: the name answers with the given address.
   const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate, timeoutMs: 1000, leaseMs: 5000, pollMs: 1000, maxInflight: 4, perEndpoint: 2,
     resolve: async () => [{ address, family: address.includes(':') ? 6 : 4 }] });
@@ -71,7 +71,7 @@ t.test('metadata and link-local stay refused even then', async (t) => {
 t.test('live events are sent only to https', async (t) => {
   const mm = await s.merchant();
   const { settings } = await upsertSettings(pool, { merchantId: mm.id, api: 'merchant', channelId: null, url: `http://hooks.example:${port}/hooks`, events: null });
-  const { deliveryId } = await insertEventWithDelivery(pool, { merchantId: mm.id, livemode: true, api: 'merchant', type: 'test.ping', aggregateId: 'x', data: {}, settingsId: settings.id, now: Date.now() });
+  const { deliveryId } = await insertEventWithDelivery(pool, { merchantId: mm.id, livemode: true, api: 'merchant', type: 'test.ping', aggregateId: 'x', data: {}, settingsId: settings.id });
   const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 1000, leaseMs: 5000, pollMs: 1000, maxInflight: 4, perEndpoint: 2,
     resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
   await d.runOnce(deliveryId);

@@ -71,10 +71,9 @@ async function rotate(ctx: Ctx, s: Services, raw: unknown) {
 async function testPing(ctx: Ctx, s: Services, raw: unknown) {
   const sc = await scoped(ctx, s, raw);
   if (!sc) return;
-  const now = Date.now();
   const data = sc.settings.api === 'merchant' ? testPingObject(ctx.params[0]) : { merchant_id: ctx.params[0], message: testPingObject(ctx.params[0]).message };
   const { eventId, deliveryId } = await insertEventWithDelivery(s.db, {
-    merchantId: ctx.params[0], livemode: false, api: sc.settings.api, type: 'test.ping', aggregateId: sc.settings.id, data, settingsId: sc.settings.id, now, dueAt: now + 5000,
+    merchantId: ctx.params[0], livemode: false, api: sc.settings.api, type: 'test.ping', aggregateId: sc.settings.id, data, settingsId: sc.settings.id, dueInMs: 5000,
   });
   // The first attempt runs now, here, so the operator sees its result; retries follow the schedule.
   await s.webhooks.runOnce(deliveryId, true);
@@ -97,9 +96,9 @@ async function deliveries(ctx: Ctx, s: Services) {
 
 async function resend(ctx: Ctx, s: Services) {
   if (!(await eventExists(s.db, ctx.params[0], ctx.params[1]))) return sendFailure(ctx, fail('event_not_found', 'event_id'));
-  const ids = await resendEvent(s.db, ctx.params[0], ctx.params[1], Date.now());
+  const ids = await resendEvent(s.db, ctx.params[0], ctx.params[1]);
   if (ids.length === 0) return sendFailure(ctx, fail('webhook_settings_not_found', null, 'no endpoint wants this event'));
-  for (const id of ids) void s.webhooks.runOnce(id).catch(() => {});
+  for (const id of ids) void s.webhooks.runOnce(id).catch((err: Error) => s.log.warn({ err, deliveryId: id }, 'resent delivery: first attempt failed to run'));
   sendJson(ctx, 202, { object: 'list', data: ids.map((id) => ({ id, status: 'pending' })), request_id: ctx.requestId });
 }
 
