@@ -85,7 +85,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const app = buildApp(allRoutes, services);
   const listening = await listen(app, config.host, config.port);
   const scheduler = startScheduler(db, dispatcher, config.expiryPollMs, log);
-  const demo = config.demoMerchant ? await ensureDemoMerchant(services) : null;
+  const demo = config.demoMerchant ? await ensureDemoMerchant(db, services.auth) : null;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${listening.port}`;
   log.info({ url, workers: config.workers, kv: kv.kind, embeddedPostgres: !!embedded }, 'listening');
 

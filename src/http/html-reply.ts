@@ -1,0 +1,16 @@
+// Sending the hosted pages (HTML with the security headers of src/web/html.ts) and redirects.
+import { choosePageLang, htmlHeaders } from '../web/html.js';
+import type { PageLang } from '../web/i18n.js';
+import { send, type Ctx } from './context.js';
+
+export function sendHtml(ctx: Ctx, status: number, html: string, nonce: string): void {
+  send(ctx, status, html, 'text/html; charset=utf-8', htmlHeaders(nonce));
+}
+
+export function redirect(ctx: Ctx, location: string): void {
+  send(ctx, 302, '', 'text/plain; charset=utf-8', [['Location', location], ['Cache-Control', 'no-store']]);
+}
+
+/** The page language: ?lang= first, then the payment's locale, then Accept-Language. */
+export const pageLang = (ctx: Ctx, locale: string | null): PageLang =>
+  choosePageLang(new URLSearchParams(ctx.query).get('lang'), locale, ctx.lang);
