@@ -3,8 +3,9 @@ import { choosePageLang, htmlHeaders } from '../web/html.js';
 import type { PageLang } from '../web/i18n.js';
 import { send, type Ctx } from './context.js';
 
-export function sendHtml(ctx: Ctx, status: number, html: string, nonce: string): void {
-  send(ctx, status, html, 'text/html; charset=utf-8', htmlHeaders(nonce));
+/** `close` ends the connection after the answer (a body that was refused unread). */
+export function sendHtml(ctx: Ctx, status: number, html: string, nonce: string, close = false): void {
+  send(ctx, status, html, 'text/html; charset=utf-8', htmlHeaders(nonce), close);
 }
 
 export function redirect(ctx: Ctx, location: string): void {

@@ -31,3 +31,22 @@ export function renderApprovalPage(m: ApprovalPageModel): string {
 export function renderSandboxNotFound(nonce: string): string {
   return layout('en', 'Not found', nonce, CSS, '<main><div class="box"><h1>Not found</h1></div></main>');
 }
+
+export interface SandboxErrorModel {
+  lang: PageLang;
+  nonce: string;
+  /** Stable code of what went wrong, on the page as data-code (a catalogue code, or a page code). */
+  code: string;
+  message: string;
+  /** The hosted payment page to go back to, when the payment is known. */
+  back: string | null;
+}
+
+/** Why the sandbox bank cannot show its page or take an answer: said on the page, never a silent redirect. */
+export function renderSandboxError(m: SandboxErrorModel): string {
+  const t = TEXTS[m.lang];
+  const body = `<main><div class="box"><p class="badge">${t.sandbox}</p><h1>${escapeHtml(t.stepError)}</h1>
+<p id="sandbox-error" class="error" role="alert" data-code="${escapeHtml(m.code)}">${escapeHtml(m.message)}</p>
+${m.back ? `<a class="primary" id="back" href="${escapeHtml(m.back)}">${escapeHtml(t.backToPayment)}</a>` : ''}</div></main>`;
+  return layout(m.lang, t.stepError, m.nonce, CSS, body);
+}
