@@ -83,6 +83,7 @@ export async function startServer(o: ServerChildOptions, extraEnv: Record<string
   const env: Record<string, string> = {
     PORT: '0', HOST: '127.0.0.1', DATABASE_URL: o.databaseUrl, KV_PREFIX: o.kvPrefix, DATA_DIR: o.dataDir,
     WORKERS: String(o.workers), ADMIN_TOKEN: adminToken, LOG_LEVEL: 'info', DEMO_MERCHANT: '0',
+    CARD_FINGERPRINT_KEY: `bench_${randomBytes(16).toString('hex')}`,
     ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}), ...extraEnv,
   };
   const started = Date.now();

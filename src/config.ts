@@ -76,10 +76,28 @@ function pgPoolMax(env: NodeJS.ProcessEnv): number {
   return int(env, 'PG_POOL_MAX', 20, 3);
 }
 
+/** The development key of the embedded default and the demo; refused everywhere else. */
+export const DEV_FINGERPRINT_KEY = 'dev-only-fingerprint-key';
+
+/**
+ * CARD_FINGERPRINT_KEY keys the HMAC of card fingerprints: it must be secret, stable and the same on
+ * every process. Only the embedded default (no DATABASE_URL) and the demo may run without one.
+ */
+function fingerprintKey(env: NodeJS.ProcessEnv, databaseUrl: string | null, demo: boolean): string {
+  const key = env.CARD_FINGERPRINT_KEY;
+  if (key && key !== DEV_FINGERPRINT_KEY) return key;
+  if (!databaseUrl || demo) return key || DEV_FINGERPRINT_KEY;
+  throw new Error(`CARD_FINGERPRINT_KEY is ${key ? 'the development key' : 'not set'}: with DATABASE_URL set the server needs `
+    + 'its own secret key for card fingerprints, the same on every process and kept for good (changing it changes every new fingerprint). '
+    + 'Make one with `openssl rand -hex 32` and set CARD_FINGERPRINT_KEY to it. '
+    + 'Only the embedded default (no DATABASE_URL) and the demo (DEMO_MERCHANT=1) run without one.');
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 3000);
   const host = env.HOST || '0.0.0.0';
   const databaseUrl = env.DATABASE_URL || null;
+  const demoMerchant = flag(env, 'DEMO_MERCHANT', !databaseUrl);
   return {
     port,
     host,
@@ -112,8 +130,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 100),
     logLevel: env.LOG_LEVEL || 'info',
     metricsPublic: flag(env, 'METRICS_PUBLIC', false),
-    demoMerchant: flag(env, 'DEMO_MERCHANT', !databaseUrl),
-    cardFingerprintKey: env.CARD_FINGERPRINT_KEY || 'dev-only-fingerprint-key',
+    demoMerchant,
+    cardFingerprintKey: fingerprintKey(env, databaseUrl, demoMerchant),
     leaseMs: int(env, 'LEASE_MS', 2000, 100),
     heartbeatMs: int(env, 'HEARTBEAT_MS', 250, 10),
     readCacheSize: int(env, 'READ_CACHE_SIZE', 20_000, 0),

@@ -1,27 +1,26 @@
 // The ready demo merchant of the zero-configuration start: created once, with fresh test keys
 // printed at every start (the previous demo keys are revoked; keys are never stored in clear).
-import { findDemoMerchant } from './store/merchants-repo.js';
-import { revokeLabelledKeys } from './store/merchants-repo.js';
-import { createMerchant, issueKey } from './http/routes/internal.js';
-import type { Services } from './http/services.js';
+import type pg from 'pg';
+import { createMerchant, issueKey } from './operator/merchants.js';
+import { findDemoMerchant, revokeLabelledKeys } from './store/merchants-repo.js';
 
 export interface DemoMerchant { merchantId: string; merchantKey: string; secretKey: string; publishableKey: string }
 
+/** What the demo tells the process's key cache: a revoked key is forgotten, new keys are no longer unknown. */
+export interface KeyCache { forgetKey(hash: string): void; forgetUnknown(): void }
+
 const LABEL = 'demo (reissued at every start)';
 
-export async function ensureDemoMerchant(s: Services): Promise<DemoMerchant> {
-  let m = await findDemoMerchant(s.db);
+export async function ensureDemoMerchant(db: pg.Pool, keys: KeyCache): Promise<DemoMerchant> {
+  let m = await findDemoMerchant(db);
   if (!m) {
-    const created = await createMerchant(s, { name: 'Demo merchant', is_demo: true, rate_limit_per_minute: 1000 });
+    const created = await createMerchant(db, { name: 'Demo merchant', is_demo: true, rate_limit_per_minute: 1000 });
     if ('code' in created) throw new Error('demo merchant could not be created');
     m = created;
   }
-  for (const h of await revokeLabelledKeys(s.db, m.id, LABEL)) s.auth.forgetKey(h);
-  const issue = (kind: 'merchant' | 'secret' | 'publishable') => issueKey(s, m!.id, { kind, mode: 'test', label: LABEL });
-  return {
-    merchantId: m.id,
-    merchantKey: (await issue('merchant')).secret,
-    secretKey: (await issue('secret')).secret,
-    publishableKey: (await issue('publishable')).secret,
-  };
+  for (const h of await revokeLabelledKeys(db, m.id, LABEL)) keys.forgetKey(h);
+  const issue = async (kind: 'merchant' | 'secret' | 'publishable') => (await issueKey(db, m!.id, { kind, mode: 'test', label: LABEL })).secret;
+  const demo = { merchantId: m.id, merchantKey: await issue('merchant'), secretKey: await issue('secret'), publishableKey: await issue('publishable') };
+  keys.forgetUnknown();
+  return demo;
 }

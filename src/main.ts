@@ -1,9 +1,16 @@
 // `npm start`: runs the full server and prints how to reach it.
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
 import { createLogger } from './log.js';
 import { startServer } from './server.js';
 
-const config = loadConfig();
+let config: Config;
+try {
+  config = loadConfig();
+} catch (err) {
+  // A configuration the server must not run with: say what to set, and stop before doing anything.
+  process.stderr.write(`payments-engine: cannot start: ${(err as Error).message}\n`);
+  process.exit(1);
+}
 const log = createLogger(config.logLevel);
 
 startServer(config, log).then((srv) => {

@@ -1,5 +1,5 @@
 // Identifier formats. Pure apart from the randomness source, which callers may inject.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -52,6 +52,9 @@ export function requestId(): string {
 export function apiKeySecret(prefix: string): string {
   return `${prefix}${randomString(BASE62, 32)}`;
 }
+
+/** What is stored of an API key: its SHA-256, hex. */
+export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 /** Stable 32-bit hash (FNV-1a) used to place an aggregate id on a shard. */
 export function shardOf(id: string, shards: number): number {

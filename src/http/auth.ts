@@ -3,12 +3,12 @@
 // process are seen within AUTH_CACHE_MS.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
+import { hashKey } from '../domain/ids.js';
 import { fail, type ApiFailure } from '../errors.js';
 import { findActiveKey, type ApiKeyRecord, type Merchant } from '../store/merchants-repo.js';
 
 export interface Principal { key: ApiKeyRecord; merchant: Merchant; livemode: boolean }
 
-export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
 
 /** Key prefixes per API. The merchant API takes svc_ keys; the gateway takes sk_ and rk_ (pk_ for the widget). */
 export const MERCHANT_PREFIXES = ['svc_test_', 'svc_live_'];

@@ -1,8 +1,8 @@
 // Helpers shared by the hosted pages: escaping, amounts, the security headers of every HTML answer
-// (a strict CSP whose only inline script and style carry a per-answer nonce), and sending.
+// (a strict CSP whose only inline script and style carry a per-answer nonce), the page skeleton and
+// the choice of language. Pure: the http layer sends what these build.
 import { randomBytes } from 'node:crypto';
 import { currencyExponent } from '../domain/money.js';
-import { send, type Ctx } from '../http/context.js';
 import { isPageLang, type PageLang } from './i18n.js';
 
 export const escapeHtml = (s: string): string =>
@@ -31,24 +31,15 @@ export function htmlHeaders(nonce: string): [string, string][] {
   ];
 }
 
-export function sendHtml(ctx: Ctx, status: number, html: string, nonce: string): void {
-  send(ctx, status, html, 'text/html; charset=utf-8', htmlHeaders(nonce));
-}
-
-export function redirect(ctx: Ctx, location: string): void {
-  send(ctx, 302, '', 'text/plain; charset=utf-8', [['Location', location], ['Cache-Control', 'no-store']]);
-}
-
 /** The page skeleton: one nonce'd style element; scripts are added by the caller with the same nonce. */
 export function layout(lang: string, title: string, nonce: string, css: string, body: string): string {
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${css}</style></head><body>${body}</body></html>`;
 }
 
-/** The page language: ?lang= first, then the payment's locale, then Accept-Language. */
-export function pageLang(ctx: Ctx, locale: string | null): PageLang {
-  const asked = new URLSearchParams(ctx.query).get('lang');
+/** The page language: ?lang= first, then the payment's locale, then the request's language. */
+export function choosePageLang(asked: string | null, locale: string | null, requestLang: PageLang): PageLang {
   if (isPageLang(asked)) return asked;
   if (isPageLang(locale)) return locale;
-  return ctx.lang;
+  return requestLang;
 }

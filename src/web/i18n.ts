@@ -20,6 +20,11 @@ const en = {
   acsTitle: '3-D Secure check', acsText: 'Sandbox bank: confirm this card payment.', pass: 'Pass the check', fail: 'Fail the check',
   bankTitle: 'Bank app', bankText: 'Sandbox bank: confirm the SBP payment.', walletTitle: 'Wallet', walletText: 'Sandbox wallet: confirm the payment.',
   sandbox: 'Sandbox', amount: 'Amount',
+  stepError: 'This step cannot continue', backToPayment: 'Back to the payment page',
+  creqInvalid: 'This 3-D Secure page was opened without a valid challenge request (creq), so there is nothing to confirm. Go back to the payment page and start the check again.',
+  refInvalid: 'This answer carries no valid reference to a payment attempt, so it was not taken. Go back to the payment page and try again.',
+  answerInvalid: 'This answer was not understood, so it was not taken. Go back to the payment page and try again.',
+  tooLarge: 'This request is too large, so it was not taken.',
 };
 type Texts = typeof en;
 
@@ -37,6 +42,11 @@ const ru: Texts = {
   acsTitle: 'Проверка 3-D Secure', acsText: 'Тестовый банк: подтвердите оплату картой.', pass: 'Пройти проверку', fail: 'Не пройти проверку',
   bankTitle: 'Приложение банка', bankText: 'Тестовый банк: подтвердите платёж по СБП.', walletTitle: 'Кошелёк', walletText: 'Тестовый кошелёк: подтвердите оплату.',
   sandbox: 'Песочница', amount: 'Сумма',
+  stepError: 'Этот шаг нельзя продолжить', backToPayment: 'Вернуться к странице оплаты',
+  creqInvalid: 'Эта страница 3-D Secure открыта без действительного запроса проверки (creq), подтверждать нечего. Вернитесь к странице оплаты и начните проверку заново.',
+  refInvalid: 'В этом ответе нет действительной ссылки на попытку оплаты, поэтому он не принят. Вернитесь к странице оплаты и попробуйте ещё раз.',
+  answerInvalid: 'Этот ответ не распознан, поэтому он не принят. Вернитесь к странице оплаты и попробуйте ещё раз.',
+  tooLarge: 'Запрос слишком большой, поэтому он не принят.',
 };
 
 const az: Texts = {
@@ -53,6 +63,11 @@ const az: Texts = {
   acsTitle: '3-D Secure yoxlaması', acsText: 'Test bankı: kartla ödənişi təsdiqləyin.', pass: 'Yoxlamadan keç', fail: 'Yoxlamadan keçmə',
   bankTitle: 'Bank tətbiqi', bankText: 'Test bankı: SBP ödənişini təsdiqləyin.', walletTitle: 'Pul kisəsi', walletText: 'Test pul kisəsi: ödənişi təsdiqləyin.',
   sandbox: 'Sınaq mühiti', amount: 'Məbləğ',
+  stepError: 'Bu addımı davam etdirmək olmur', backToPayment: 'Ödəniş səhifəsinə qayıt',
+  creqInvalid: 'Bu 3-D Secure səhifəsi etibarlı yoxlama sorğusu (creq) olmadan açılıb, təsdiqlənəcək heç nə yoxdur. Ödəniş səhifəsinə qayıdın və yoxlamanı yenidən başladın.',
+  refInvalid: 'Bu cavabda ödəniş cəhdinə etibarlı istinad yoxdur, ona görə qəbul edilmədi. Ödəniş səhifəsinə qayıdın və yenidən cəhd edin.',
+  answerInvalid: 'Bu cavab başa düşülmədi, ona görə qəbul edilmədi. Ödəniş səhifəsinə qayıdın və yenidən cəhd edin.',
+  tooLarge: 'Sorğu çox böyükdür, ona görə qəbul edilmədi.',
 };
 
 export const TEXTS: Record<PageLang, Texts> = { en, ru, az };

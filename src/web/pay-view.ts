@@ -4,11 +4,13 @@ import { nextActionView } from '../api/checkout-view.js';
 import type { EffectiveMethod } from '../domain/catalog.js';
 import type { CheckoutState } from '../domain/checkout.js';
 import type { Payment } from '../domain/payment.js';
-import type { SbpMember } from '../store/catalog-repo.js';
 import { escapeHtml, formatAmount, jsonForHtml, layout } from './html.js';
 import { FAILURE_TEXTS, METHOD_NAMES, PAGE_LANGS, TEXTS, type PageLang } from './i18n.js';
 import { PAY_SCRIPT } from './pay-script.js';
 import { CSS } from './style.js';
+
+/** A bank of the SBP list, as the page shows it. */
+export interface SbpBank { member_id: string; name: Record<PageLang, string> }
 
 export interface PayPageModel {
   payment: Payment;
@@ -16,7 +18,7 @@ export interface PayPageModel {
   methods: EffectiveMethod[];
   fallback: boolean;
   savedCards: { id: string; card: { brand: string; last4: string } }[];
-  sbpMembers: SbpMember[];
+  sbpMembers: SbpBank[];
   lang: PageLang;
   nonce: string;
   autoReturnMs: number;

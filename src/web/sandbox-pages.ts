@@ -1,99 +1,52 @@
-// The sandbox bank's own pages: the 3-D Secure ACS (pass or fail), the SBP bank app reached from
-// the QR code or a bank deeplink, and the wallet pages of sberpay, tpay and yoomoney (approve or
-// decline). Their forms post back here; the answer goes to the payment's actor and the customer
-// returns to the hosted page, which shows the outcome.
-import { PAYMENT_ID_RE } from '../domain/ids.js';
-import type { Payment } from '../domain/payment.js';
-import { readBody, type Ctx } from '../http/context.js';
-import type { Route } from '../http/route.js';
-import type { Services } from '../http/services.js';
-import { findPayment } from '../store/payments-repo.js';
-import { escapeHtml, formatAmount, layout, newNonce, pageLang, redirect, sendHtml } from './html.js';
-import { METHOD_NAMES, TEXTS, type PageLang } from './i18n.js';
+// The markup of the sandbox bank's own pages: the 3-D Secure ACS (pass or fail), the SBP bank app
+// reached from the QR code or a bank deeplink, and the wallet pages of sberpay, tpay and yoomoney
+// (approve or decline). Their forms post the answer with the attempt's reference.
+import { escapeHtml, formatAmount, layout } from './html.js';
+import { TEXTS, type PageLang } from './i18n.js';
 import { CSS } from './style.js';
 
-const REF_RE = /^sbx_[0-9A-Za-z_-]{1,60}$/;
-
-function page(ctx: Ctx, p: Payment, lang: PageLang, title: string, text: string, action: string, ref: string, buttons: [string, string, string][]) {
-  const nonce = newNonce();
-  const body = `<main><div class="box"><p class="badge">${TEXTS[lang].sandbox}</p><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>
-<p class="amount">${escapeHtml(formatAmount(p.amount, p.currency))}</p><form method="post" action="${escapeHtml(action)}">
-<input type="hidden" name="ref" value="${escapeHtml(ref)}">${buttons.map(([value, label, cls], i) =>
-    `<button class="${cls}" type="submit" name="answer" value="${value}" id="${['approve', 'decline'][i] ?? value}">${escapeHtml(label)}</button>`).join('')}</form></div></main>`;
-  sendHtml(ctx, 200, layout(lang, title, nonce, CSS, body), nonce);
+export interface ApprovalPageModel {
+  lang: PageLang;
+  nonce: string;
+  title: string;
+  text: string;
+  amount: number;
+  currency: string;
+  /** Where the form posts. */
+  action: string;
+  /** The attempt's reference, posted back with the answer. */
+  ref: string;
+  /** [answer value, label, css class] */
+  buttons: [string, string, string][];
 }
 
-async function load(ctx: Ctx, s: Services): Promise<Payment | null> {
-  const id = ctx.params[0];
-  const p = PAYMENT_ID_RE.test(id) ? await findPayment(s.db, id) : null;
-  if (!p || p.livemode) {
-    const nonce = newNonce();
-    sendHtml(ctx, 404, layout('en', 'Not found', nonce, CSS, '<main><div class="box"><h1>Not found</h1></div></main>'), nonce);
-    return null;
-  }
-  return p;
+export function renderApprovalPage(m: ApprovalPageModel): string {
+  const body = `<main><div class="box"><p class="badge">${TEXTS[m.lang].sandbox}</p><h1>${escapeHtml(m.title)}</h1><p>${escapeHtml(m.text)}</p>
+<p class="amount">${escapeHtml(formatAmount(m.amount, m.currency))}</p><form method="post" action="${escapeHtml(m.action)}">
+<input type="hidden" name="ref" value="${escapeHtml(m.ref)}">${m.buttons.map(([value, label, cls], i) =>
+    `<button class="${cls}" type="submit" name="answer" value="${escapeHtml(value)}" id="${['approve', 'decline'][i] ?? escapeHtml(value)}">${escapeHtml(label)}</button>`).join('')}</form></div></main>`;
+  return layout(m.lang, m.title, m.nonce, CSS, body);
 }
 
-function refFromCreq(creq: string | null): string {
-  try {
-    const v = JSON.parse(Buffer.from(creq ?? '', 'base64url').toString('utf8')) as { acsTransID?: unknown };
-    return typeof v.acsTransID === 'string' && REF_RE.test(v.acsTransID) ? v.acsTransID : '';
-  } catch { return ''; }
+export function renderSandboxNotFound(nonce: string): string {
+  return layout('en', 'Not found', nonce, CSS, '<main><div class="box"><h1>Not found</h1></div></main>');
 }
 
-async function acsPage(ctx: Ctx, s: Services) {
-  const p = await load(ctx, s);
-  if (!p) return;
-  const lang = pageLang(ctx, p.locale);
-  const t = TEXTS[lang];
-  const ref = refFromCreq(new URLSearchParams(ctx.query).get('creq'));
-  page(ctx, p, lang, t.acsTitle, t.acsText, `/sandbox/3ds/${p.id}`, ref, [['Y', t.pass, 'primary'], ['N', t.fail, 'secondary']]);
+export interface SandboxErrorModel {
+  lang: PageLang;
+  nonce: string;
+  /** Stable code of what went wrong, on the page as data-code (a catalogue code, or a page code). */
+  code: string;
+  message: string;
+  /** The hosted payment page to go back to, when the payment is known. */
+  back: string | null;
 }
 
-/** The SBP bank page and the wallet pages: the customer approves or declines attempt `ref`. */
-function approvalPage(path: 'sbp' | 'wallet') {
-  return async (ctx: Ctx, s: Services) => {
-    const p = await load(ctx, s);
-    if (!p) return;
-    const q = new URLSearchParams(ctx.query);
-    const lang = pageLang(ctx, p.locale);
-    const t = TEXTS[lang];
-    const ref = q.get('ref') ?? '';
-    const wallet = q.get('wallet');
-    const title = path === 'sbp' ? t.bankTitle
-      : wallet === 'sberpay' || wallet === 'tpay' || wallet === 'yoomoney' ? METHOD_NAMES[lang][wallet] : t.walletTitle;
-    page(ctx, p, lang, title, path === 'sbp' ? t.bankText : t.walletText, `/sandbox/${path}/${p.id}`, REF_RE.test(ref) ? ref : '',
-      [['approve', t.approve, 'primary'], ['decline', t.decline, 'secondary']]);
-  };
+/** Why the sandbox bank cannot show its page or take an answer: said on the page, never a silent redirect. */
+export function renderSandboxError(m: SandboxErrorModel): string {
+  const t = TEXTS[m.lang];
+  const body = `<main><div class="box"><p class="badge">${t.sandbox}</p><h1>${escapeHtml(t.stepError)}</h1>
+<p id="sandbox-error" class="error" role="alert" data-code="${escapeHtml(m.code)}">${escapeHtml(m.message)}</p>
+${m.back ? `<a class="primary" id="back" href="${escapeHtml(m.back)}">${escapeHtml(t.backToPayment)}</a>` : ''}</div></main>`;
+  return layout(m.lang, t.stepError, m.nonce, CSS, body);
 }
-
-/** Form posts (application/x-www-form-urlencoded): read the body here, then tell the actor. */
-function answer(kind: 'three_ds' | 'external') {
-  return (ctx: Ctx, s: Services) => {
-    const bodyP = readBody(ctx, 4096); // subscribed synchronously, before any await
-    return (async () => {
-      const raw = await bodyP;
-      if (raw === 'aborted') return;
-      const form = new URLSearchParams(raw === 'too_large' ? '' : raw);
-      const id = ctx.params[0];
-      if (!PAYMENT_ID_RE.test(id)) return redirect(ctx, '/pay/invalid');
-      const ref = form.get('ref') ?? '';
-      const a = form.get('answer');
-      const valid = kind === 'three_ds' ? a === 'Y' || a === 'N' : a === 'approve' || a === 'decline';
-      if (REF_RE.test(ref) && valid) {
-        const reply = await s.dispatcher.send({ kind: 'checkout.callback', id, ref, answer: a as 'Y' });
-        s.log.info({ requestId: ctx.requestId, paymentId: id, source: kind, ok: reply.ok, status: reply.ok ? reply.payment.status : reply.failure.code }, 'sandbox bank answer');
-      }
-      redirect(ctx, `/pay/${encodeURIComponent(id)}`);
-    })();
-  };
-}
-
-export const sandboxRoutes: Route[] = [
-  { method: 'GET', path: '/sandbox/3ds/:id', api: 'web', auth: 'none', handler: acsPage },
-  { method: 'POST', path: '/sandbox/3ds/:id', api: 'web', auth: 'none', handler: answer('three_ds') },
-  { method: 'GET', path: '/sandbox/sbp/:id', api: 'web', auth: 'none', handler: approvalPage('sbp') },
-  { method: 'POST', path: '/sandbox/sbp/:id', api: 'web', auth: 'none', handler: answer('external') },
-  { method: 'GET', path: '/sandbox/wallet/:id', api: 'web', auth: 'none', handler: approvalPage('wallet') },
-  { method: 'POST', path: '/sandbox/wallet/:id', api: 'web', auth: 'none', handler: answer('external') },
-];

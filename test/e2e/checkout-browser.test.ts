@@ -1,5 +1,5 @@
 // The hosted checkout in a real browser (headless Chromium): a success card, 3-D Secure pass and
-// fail, a decline with its message, SBP through the bank page, a wallet redirect, a device wallet,
+// fail, a merchant page that form-POSTs creq to acs_url (EMV browser flow), a decline with its message, SBP through the bank page, a wallet redirect, a device wallet,
 // the ru and az pages, a 320 px viewport, and the return to return_url with payment_id and status.
 // Screenshots of each final screen go to test/artifacts/. Afterwards Postgres (every table, as
 // text) and the captured logs must hold no full card number and no CVC.
@@ -71,6 +71,33 @@ async function run() {
     await outcome(page, 'succeeded');
     t.match(page.url(), new RegExp(`/pay/${id}$`));
     await page.screenshot({ path: artifact('3ds-pass'), fullPage: true });
+    await context.close();
+  });
+
+  t.test('a merchant front end form-POSTs creq to acs_url (EMV browser flow) and the challenge completes', async (t) => {
+    const id = await newPayment(s, m.key, { locale: 'en' });
+    const r = await s.request('POST', `/checkout/${id}/pay`, { body: { number: CARDS.challenge, exp_month: '12', exp_year: '34', cvc: CVC } });
+    t.equal(r.body.next_action?.type, 'three_ds_challenge', r.text);
+    const { acs_url: acsUrl, creq } = r.body.next_action as { acs_url: string; creq: string };
+    const attr = (v: string) => v.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`);
+    const shop = `<!doctype html><title>Shop checkout</title><h1>Redirecting to your bank…</h1>
+<form id="to-acs" method="post" action="${attr(acsUrl)}" enctype="application/x-www-form-urlencoded">
+<input type="hidden" name="creq" value="${attr(creq)}"><input type="hidden" name="threeDSSessionData" value="order-42">
+<button id="go" type="submit">Continue</button></form><script>document.getElementById('to-acs').submit()</script>`;
+    const context = await browser.newContext({ viewport: { width: 800, height: 900 } });
+    await context.route('http://shop.example/**', (route) => route.fulfill({ status: 200, contentType: 'text/html', body: shop }));
+    const page = await context.newPage();
+    page.on('console', (msg) => { if (/Content Security Policy|Refused to/i.test(msg.text())) cspErrors.push(msg.text()); });
+    await page.goto('http://shop.example/checkout');
+    await page.waitForURL(/\/sandbox\/3ds\//);
+    t.match(await page.textContent('h1'), /3-D Secure/, 'the challenge, reached by the form POST');
+    t.ok(await page.isVisible('#approve'));
+    await page.screenshot({ path: artifact('3ds-acs-form-post'), fullPage: true });
+    await page.click('#approve');
+    await outcome(page, 'succeeded');
+    t.match(page.url(), new RegExp(`/pay/${id}$`));
+    const p = await s.request('GET', `/api/v2/payments/${id}`, { key: m.key });
+    t.equal(p.body.status, 'succeeded', 'the answer reached the payment');
     await context.close();
   });
 

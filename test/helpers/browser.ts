@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { REDACT_PATHS } from '../../src/log.js';
+import { redactOptions } from '../../src/log.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const noBrowser = existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}: install Debian's chromium package (apt-get install -y chromium)`;
@@ -18,6 +18,6 @@ export function artifact(name: string): string {
 /** A logger like the server's (same redaction) whose lines are kept in memory for inspection. */
 export function capturingLogger() {
   const lines: string[] = [];
-  const log = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, { write: (l: string) => { lines.push(l); } });
+  const log = pino({ level: 'debug', ...redactOptions }, { write: (l: string) => { lines.push(l); } });
   return { log, lines };
 }

@@ -7,10 +7,10 @@ const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
 export interface Child { proc: ChildProcess; url: string; exited: Promise<number | null>; output: () => string }
 
 export function startChild(env: Record<string, string>, timeoutMs = 30_000): Promise<Child> {
-  const proc = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const merged: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env };
+  // With DATABASE_URL the server needs its own fingerprint key; a test that passes one (even '') keeps it.
+  if (merged.DATABASE_URL && merged.CARD_FINGERPRINT_KEY === undefined) merged.CARD_FINGERPRINT_KEY = 'test-fingerprint-key-not-secret';
+  const proc = spawn(process.execPath, [MAIN], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {

@@ -10,6 +10,8 @@ import { startServer, type RunningServer } from '../../src/server.js';
 import { PG_URL, REDIS_URL, freshDatabase, suffix } from './env.js';
 
 export const ADMIN = 'test-admin-token';
+/** Required with DATABASE_URL (src/config.ts); any non-default value does for tests. */
+export const TEST_FINGERPRINT_KEY = 'test-fingerprint-key-not-secret';
 
 export interface Reply { status: number; headers: Headers; body: any; text: string }
 
@@ -34,7 +36,7 @@ export async function startTestServer(t: Tap | null, env: Record<string, string>
   const config = loadConfig({
     PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WORKERS: '2', ADMIN_TOKEN: ADMIN, DEMO_MERCHANT: '0',
     DATA_DIR: dataDir, EXPIRY_POLL_MS: '200', KV_PREFIX: `t${suffix()}:`,
-    ...(opts.databaseUrl ?? database ? { DATABASE_URL: opts.databaseUrl ?? database!.url } : {}),
+    ...(opts.databaseUrl ?? database ? { DATABASE_URL: opts.databaseUrl ?? database!.url, CARD_FINGERPRINT_KEY: TEST_FINGERPRINT_KEY } : {}),
     ...(useRedis && REDIS_URL ? { REDIS_URL } : {}),
     ...env,
   });

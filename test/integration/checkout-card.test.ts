@@ -74,7 +74,7 @@ t.test('3-D Secure: requires_action with acs_url and creq, then passes on the AC
   const p = await s.request('GET', `/api/v2/payments/${id}`, { key: m.key });
   t.equal(p.body.status, 'succeeded');
   t.same(p.body.card, { brand: 'visa', last4: '3220', country: 'GB' });
-  t.equal(await answerChallenge(s, id, r.body.next_action.creq, 'Y'), 302, 'a second answer changes nothing');
+  t.equal(await answerChallenge(s, id, r.body.next_action.creq, 'Y'), 409, 'a second answer changes nothing, and says so');
   const ev = await s.db.query("SELECT count(*)::int AS n FROM events WHERE aggregate_id = $1 AND type = 'payment.succeeded'", [id]);
   t.equal(ev.rows[0].n, 1);
 });
@@ -91,12 +91,12 @@ t.test('3-D Secure failed: authentication_failed; 1629 declines after a passed c
   t.equal((await s.request('GET', `/api/v2/payments/${b}`, { key: m.key })).body.failure.code, 'card_declined');
 });
 
-t.test('a challenge answer of an older attempt is ignored', async (t) => {
+t.test('a challenge answer of an older attempt is refused (409) and changes nothing', async (t) => {
   const id = await newPayment(s, m.key);
   const first = await s.request('POST', `/checkout/${id}/pay`, { body: card(CARDS.challenge) });
   const second = await s.request('POST', `/checkout/${id}/pay`, { body: card(CARDS.challenge) });
   t.not(first.body.next_action.creq, second.body.next_action.creq);
-  await answerChallenge(s, id, first.body.next_action.creq, 'Y');
+  t.equal(await answerChallenge(s, id, first.body.next_action.creq, 'Y'), 409, 'the stale answer is refused on an error page');
   t.equal((await s.request('GET', `/checkout/${id}/status`)).body.status, 'requires_action', 'still waiting for the current attempt');
   await answerChallenge(s, id, second.body.next_action.creq, 'Y');
   t.equal((await s.request('GET', `/checkout/${id}/status`)).body.status, 'succeeded');

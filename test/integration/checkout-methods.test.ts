@@ -166,7 +166,8 @@ t.test('409 on a finished payment; switching methods while one is awaited', asyn
   const w = await submit(id, { method_code: 'tpay' });
   t.equal(w.body.next_action.type, 'redirect', 'the customer may switch method');
   const stale = await answerPage(s, 'sbp', id, refOf(q.body.next_action.qr_raw_payload), 'approve');
-  t.equal(stale.status, 302);
+  t.equal(stale.status, 409, 'the replaced attempt is refused on an error page');
+  t.match(await stale.text(), /data-code="checkout_action_stale"/);
   t.equal((await s.request('GET', `/checkout/${id}/status`)).body.status, 'requires_action', 'the replaced QR attempt does not settle');
   await s.request('POST', `/checkout/${id}/pay`, { body: card(CARDS.success) });
   for (const body of [{ method_code: 'sbp' }, { method_code: 'tpay' }, { method_code: 'apple_pay', payment_token: 'x' }]) {

@@ -31,7 +31,7 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-cli-'));
 const database = PG_URL ? await freshDatabase('cli') : null;
 const srv = await startServer(loadConfig({
   PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WORKERS: '1', ADMIN_TOKEN: ADMIN, DEMO_MERCHANT: '0',
-  DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}),
+  DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url, CARD_FINGERPRINT_KEY: 'test-fingerprint-key-not-secret' } : {}),
 }));
 t.teardown(async () => {
   await srv.close();

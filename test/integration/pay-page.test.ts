@@ -112,11 +112,19 @@ t.test('404 page and sandbox pages carry the same headers', async (t) => {
   const acs = await get(`/sandbox/3ds/${id}?creq=${r.body.next_action.creq}`);
   t.equal(acs.status, 200);
   checkHeaders(t, acs.headers, acs.html);
-  for (const path of [`/sandbox/sbp/${id}?ref=sbx_sbp_x`, `/sandbox/wallet/${id}?ref=sbx_tpay_x&wallet=tpay`]) {
-    const p = await get(path);
+  const sbp = await newPayment(s, m.key);
+  const q = await s.request('POST', `/checkout/${sbp}/submit-method`, { body: { method_code: 'sbp' } });
+  const w = await newPayment(s, m.key);
+  const r2 = await s.request('POST', `/checkout/${w}/submit-method`, { body: { method_code: 'tpay' } });
+  for (const url of [q.body.next_action.qr_raw_payload, r2.body.next_action.redirect_url]) {
+    const u = new URL(url);
+    const p = await get(u.pathname + u.search);
     t.equal(p.status, 200);
     checkHeaders(t, p.headers, p.html);
   }
+  const err = await get(`/sandbox/3ds/${id}`);
+  t.equal(err.status, 400, 'the error page of a sandbox page');
+  checkHeaders(t, err.headers, err.html);
   const live = await newPayment(s, m.liveKey);
   t.equal((await get(`/sandbox/3ds/${live}`)).status, 404, 'no sandbox pages for live payments');
 });

@@ -6,11 +6,11 @@ import { TestCompleteRequest, TEST_COMPLETE_FIELD_CODES } from '../../api/checko
 import { checkoutStatusView } from '../../api/checkout-view.js';
 import { toMerchantPayment } from '../../api/merchant-payment-view.js';
 import { compile } from '../../api/validate.js';
-import { PAYMENT_ID_RE } from '../../domain/ids.js';
+import { hashKey, PAYMENT_ID_RE } from '../../domain/ids.js';
 import { fail, type ApiFailure } from '../../errors.js';
 import { loadCheckout } from '../../store/checkout-repo.js';
 import { findActiveKey } from '../../store/merchants-repo.js';
-import { bearer, hashKey, type Principal } from '../auth.js';
+import { bearer, type Principal } from '../auth.js';
 import type { Ctx } from '../context.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';

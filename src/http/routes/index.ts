@@ -4,7 +4,8 @@ import { merchantPaymentRoutes } from './merchant-payments.js';
 import { internalRoutes } from './internal.js';
 import { systemRoutes } from './system.js';
 import { internalWebhookRoutes } from './internal-webhooks.js';
-import { webRoutes } from '../../web/pay-page.js';
+import { payPageRoutes } from './pay-page.js';
+import { sandboxPageRoutes } from './sandbox-pages.js';
 import { checkoutRoutes } from './checkout.js';
 import { checkoutTestRoutes } from './checkout-test.js';
 import { internalCatalogRoutes } from './internal-catalog.js';
@@ -14,7 +15,8 @@ export const allRoutes: Route[] = [
   ...internalRoutes,
   ...systemRoutes,
   ...internalWebhookRoutes,
-  ...webRoutes,
+  ...payPageRoutes,
+  ...sandboxPageRoutes,
   ...checkoutRoutes,
   ...checkoutTestRoutes,
   ...internalCatalogRoutes,

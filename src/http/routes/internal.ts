@@ -1,19 +1,15 @@
 // Operator endpoints under /internal, authenticated by the ADMIN_TOKEN bearer.
-import { CreateApiKeyRequest, CreateMerchantRequest, KEY_PREFIX, PatchMerchantRequest } from '../../api/internal.js';
+import { CreateApiKeyRequest, CreateMerchantRequest, PatchMerchantRequest } from '../../api/internal.js';
 import { compile } from '../../api/validate.js';
-import { apiKeyId, apiKeySecret, merchantId } from '../../domain/ids.js';
 import { fail } from '../../errors.js';
+import { createMerchant, issueKey } from '../../operator/merchants.js';
 import {
-  getMerchant, insertApiKey, insertMerchant, listApiKeys, revokeApiKey, updateMerchant,
-  type ApiKeyRecord, type Merchant, type MerchantPatch,
+  getMerchant, listApiKeys, revokeApiKey, updateMerchant, type ApiKeyRecord, type Merchant, type MerchantPatch,
 } from '../../store/merchants-repo.js';
-import { hashKey } from '../auth.js';
 import type { Ctx } from '../context.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
-
-export const DEFAULT_CURRENCIES = ['AZN', 'RUB', 'USD', 'EUR'];
 
 const validateCreate = compile(CreateMerchantRequest, {});
 const validatePatch = compile(PatchMerchantRequest, {});
@@ -34,33 +30,10 @@ export const keyView = (k: ApiKeyRecord, secret?: string) => ({
 
 const upper = (c?: string) => c?.toUpperCase();
 
-export async function createMerchant(s: Services, body: CreateMerchantRequest & { is_demo?: boolean }): Promise<Merchant | { code: 'parameter_invalid'; param: string }> {
-  const currencies = body.currencies?.map((c) => c.toUpperCase()) ?? DEFAULT_CURRENCIES;
-  const defaultCurrency = upper(body.default_currency) ?? (currencies.includes('AZN') ? 'AZN' : currencies[0]);
-  if (!currencies.includes(defaultCurrency)) return { code: 'parameter_invalid', param: 'default_currency' };
-  return insertMerchant(s.db, {
-    id: merchantId(), name: body.name, defaultCurrency, currencies, apiEnabled: body.api_enabled ?? true,
-    rateLimitPerMinute: body.rate_limit_per_minute ?? null, feeBps: Math.round((body.fee_percent ?? 0) * 100),
-    feeFixed: body.fee_fixed ?? 0, isDemo: body.is_demo ?? false,
-  });
-}
-
-export async function issueKey(s: Services, merchant: string, body: CreateApiKeyRequest): Promise<{ record: ApiKeyRecord; secret: string }> {
-  const prefix = `${KEY_PREFIX[body.kind]}${body.mode}_`;
-  const secret = apiKeySecret(prefix);
-  const record = await insertApiKey(s.db, {
-    id: apiKeyId(), merchantId: merchant, kind: body.kind, mode: body.mode, keyHash: hashKey(secret),
-    keyHint: `${prefix}…${secret.slice(-4)}`, channelId: body.channel_id ?? null, permissions: body.permissions ?? null,
-    label: body.label ?? null,
-  });
-  s.auth.forgetUnknown();
-  return { record, secret };
-}
-
 async function postMerchant(ctx: Ctx, s: Services, raw: unknown) {
   const v = validateCreate(raw);
   if (!v.ok) return sendFailure(ctx, v.failure);
-  const m = await createMerchant(s, v.value);
+  const m = await createMerchant(s.db, v.value);
   if ('code' in m) return sendFailure(ctx, fail(m.code, m.param, 'default_currency must be one of currencies'));
   sendJson(ctx, 201, merchantView(m));
 }
@@ -97,7 +70,8 @@ async function postKey(ctx: Ctx, s: Services, raw: unknown) {
   const v = validateKey(raw);
   if (!v.ok) return sendFailure(ctx, v.failure);
   if (!(await getMerchant(s.db, ctx.params[0]))) return sendFailure(ctx, fail('merchant_not_found', 'id'));
-  const { record, secret } = await issueKey(s, ctx.params[0], v.value);
+  const { record, secret } = await issueKey(s.db, ctx.params[0], v.value);
+  s.auth.forgetUnknown();
   sendJson(ctx, 201, keyView(record, secret));
 }
 

@@ -1,17 +1,15 @@
 // GET /pay/{id}: the hosted payment page of a payment (its checkout_url). Server-rendered in the
 // payment's locale (switchable with ?lang=), with the methods of its effective catalog.
-import { PAYMENT_ID_RE } from '../domain/ids.js';
-import type { Ctx } from '../http/context.js';
-import type { Route } from '../http/route.js';
-import type { Services } from '../http/services.js';
-import { effectiveMethods } from '../http/catalog.js';
-import { listSbpMembers } from '../store/catalog-repo.js';
-import { customerKeyOf, listSavedCards, loadCheckout } from '../store/checkout-repo.js';
-import { newNonce, pageLang, sendHtml } from './html.js';
-import { AUTO_RETURN_MS, renderNotFound, renderPayPage } from './pay-view.js';
-import { sandboxRoutes } from './sandbox-pages.js';
-
-export { escapeHtml, formatAmount } from './html.js';
+import { PAYMENT_ID_RE } from '../../domain/ids.js';
+import { listSbpMembers } from '../../store/catalog-repo.js';
+import { customerKeyOf, listSavedCards, loadCheckout } from '../../store/checkout-repo.js';
+import { newNonce } from '../../web/html.js';
+import { AUTO_RETURN_MS, renderNotFound, renderPayPage } from '../../web/pay-view.js';
+import { effectiveMethods } from '../catalog.js';
+import type { Ctx } from '../context.js';
+import { pageLang, sendHtml } from '../html-reply.js';
+import type { Route } from '../route.js';
+import type { Services } from '../services.js';
 
 async function payPage(ctx: Ctx, s: Services) {
   const id = ctx.params[0];
@@ -25,11 +23,15 @@ async function payPage(ctx: Ctx, s: Services) {
   const has = (m: string) => eff.methods.some((x) => x.method === m);
   const customer = customerKeyOf(payment);
   const savedCards = has('recurrent') && customer ? await listSavedCards(s.db, payment.merchantId, payment.livemode, customer) : [];
-  const sbpMembers = has('sbp') ? await listSbpMembers(s.db).catch(() => []) : [];
+  const sbpMembers = has('sbp')
+    ? await listSbpMembers(s.db).catch((err: Error) => {
+      s.log.warn({ err: err.message, paymentId: id }, 'SBP member list unavailable; showing the QR code alone');
+      return [];
+    })
+    : [];
   sendHtml(ctx, 200, renderPayPage({ payment, checkout, methods: eff.methods, fallback: eff.fallback, savedCards, sbpMembers, lang, nonce, autoReturnMs: AUTO_RETURN_MS }), nonce);
 }
 
-export const webRoutes: Route[] = [
+export const payPageRoutes: Route[] = [
   { method: 'GET', path: '/pay/:id', api: 'web', auth: 'none', handler: payPage },
-  ...sandboxRoutes,
 ];
