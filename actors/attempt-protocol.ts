@@ -6,6 +6,7 @@
 // attempt id (recovery.ts and the actors' recover handlers), never by calling it again blind.
 import { prefixedId } from '../src/domain/ids.js';
 import { failpoint } from '../src/failpoints.js';
+import { withDeadline } from '../src/deadline.js';
 import type { Connector, ConnectorRequest, ConnectorResult } from '../src/connectors/types.js';
 import type { AttemptStart } from '../src/store/attempts-repo.js';
 import type { ActorContext } from './context.js';
@@ -44,19 +45,12 @@ export async function startAttempt(
   const request: ConnectorRequest = {
     attemptId, paymentId: target.id, amount: plan.amount, currency: plan.currency, livemode: target.livemode, baseUrl: ctx.publicBaseUrl,
   };
-  const result = await withDeadline(plan.call(connector, request), ctx.connectorTimeoutMs);
-  if (result === null) {
+  const bounded = await withDeadline(plan.call(connector, request), ctx.connectorTimeoutMs);
+  if (bounded.error !== undefined) throw bounded.error;
+  if (bounded.timedOut) {
     ctx.log.warn({ attemptId, aggregateId: target.id, operation: plan.operation }, 'connector gave no answer in time; recovery will ask it for the outcome');
     return { kind: 'no_answer', attemptId };
   }
   failpoint('after-connector-call');
-  return { kind: 'answered', attemptId, result };
-}
-
-/** The call's answer, or null past the deadline (the call itself is not cancelled: its key is). */
-function withDeadline<T>(p: Promise<T>, ms: number): Promise<T | null> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => resolve(null), ms);
-    p.then((v) => { clearTimeout(timer); resolve(v); }, (err) => { clearTimeout(timer); reject(err); });
-  });
+  return { kind: 'answered', attemptId, result: bounded.value! };
 }

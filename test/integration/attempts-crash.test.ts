@@ -154,3 +154,16 @@ t.test('a process killed after recording the attempt, before calling the bank: r
   t.equal(paid.body.status, 'succeeded');
   t.same(await charges(id), { authorize_card: 1 }, 'the new attempt charged once');
 });
+
+t.test('the bank answers after the connector deadline: 503 outcome_unknown, then recovery records what the bank did', async (t) => {
+  const slow = await start({ CONNECTOR_TIMEOUT_MS: '1' });
+  const id = await newPayment();
+  const r = await call(slow, 'POST', `/checkout/${id}/pay`, null, card(CARDS.success));
+  t.equal(r.status, 503);
+  t.equal(r.body.error.code, 'OUTCOME_UNKNOWN');
+  await until('settled', async () => (await openAttempts(id)) === 0);
+  const s = await status(a, id);
+  const moved = await charges(id);
+  // Whichever came first at the bank, the late call or recovery's status query, the record matches it.
+  t.ok((s === 'succeeded' && moved.authorize_card === 1) || (s === 'pending' && !moved.authorize_card), `${s} with ${JSON.stringify(moved)}`);
+});
