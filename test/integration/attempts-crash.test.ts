@@ -3,12 +3,9 @@
 // bank's answer and the outcome write (or before the call) leaves an attempt that recovery settles
 // by asking the bank, so the customer is charged exactly once and the payment shows it.
 import t from 'tap';
-import pg from 'pg';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { startChild, type Child } from '../helpers/child.js';
-import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
+import type { Child } from '../helpers/child.js';
+import { startCluster } from '../helpers/cluster.js';
+import { PG_URL } from '../helpers/env.js';
 import { CARDS, card } from '../helpers/checkout.js';
 
 if (!PG_URL) {
@@ -32,27 +29,9 @@ async function call(c: Child, method: string, p: string, key: string | null, bod
   return { status: r.status, body: parsed };
 }
 
-const database = await freshDatabase('att');
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-att-'));
-const db = new pg.Pool({ connectionString: database.url, max: 2 });
-const children: Child[] = [];
-t.teardown(async () => {
-  for (const c of children) c.proc.kill('SIGKILL');
-  await Promise.all(children.map((c) => c.exited));
-  await db.end();
-  await database.drop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-
-const env: Record<string, string> = {
-  ADMIN_TOKEN: 'adm', DATA_DIR: dataDir, DEMO_MERCHANT: '0', WORKERS: '2', KV_PREFIX: `at${suffix()}:`, DATABASE_URL: database.url,
-  ATTEMPT_RECOVERY_AFTER_MS: '300', ATTEMPT_RECOVERY_POLL_MS: '100', ...(REDIS_URL ? { REDIS_URL } : {}),
-};
-async function start(extra: Record<string, string> = {}): Promise<Child> {
-  const c = await startChild({ ...env, ...extra });
-  children.push(c);
-  return c;
-}
+const cluster = await startCluster(t, 'att', { ATTEMPT_RECOVERY_AFTER_MS: '300', ATTEMPT_RECOVERY_POLL_MS: '100' });
+const { db } = cluster;
+const start = cluster.start;
 
 const a = await start();
 const b = await start();

@@ -3,38 +3,18 @@
 // committed (exactly one row), or creates it once if nothing committed; a worker death answers
 // outcome_unknown and the retry returns the committed result.
 import t from 'tap';
-import pg from 'pg';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { startChild, type Child } from '../helpers/child.js';
-import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
+import type { Child } from '../helpers/child.js';
+import { startCluster } from '../helpers/cluster.js';
+import { PG_URL, suffix } from '../helpers/env.js';
 
 if (!PG_URL) {
   t.plan(0, 'skipped: needs DATABASE_URL (the restarted process must find the first one\'s rows; CI sets it)');
   process.exit(0);
 }
 
-const database = await freshDatabase('idc');
-const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-idc-'));
-const db = new pg.Pool({ connectionString: database.url, max: 2 });
-const children: Child[] = [];
-t.teardown(async () => {
-  for (const c of children) c.proc.kill('SIGKILL');
-  await Promise.all(children.map((c) => c.exited));
-  await db.end();
-  await database.drop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
-const env: Record<string, string> = {
-  ADMIN_TOKEN: 'adm', DATA_DIR: dataDir, DEMO_MERCHANT: '0', WORKERS: '2', KV_PREFIX: `ic${suffix()}:`, DATABASE_URL: database.url,
-  IDEMPOTENCY_INFLIGHT_MS: '1500', ...(REDIS_URL ? { REDIS_URL } : {}),
-};
-async function start(extra: Record<string, string> = {}): Promise<Child> {
-  const c = await startChild({ ...env, ...extra });
-  children.push(c);
-  return c;
-}
+const cluster = await startCluster(t, 'idc', { IDEMPOTENCY_INFLIGHT_MS: '1500' });
+const { db } = cluster;
+const start = cluster.start;
 async function call(c: Child, method: string, p: string, key: string, body?: unknown, idem?: string) {
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(idem ? { 'idempotency-key': idem } : {}) };
   const r = await fetch(c.url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
