@@ -7,7 +7,6 @@ import { Piscina } from 'piscina';
 import { shardOf } from '../src/domain/ids.js';
 import { fail } from '../src/errors.js';
 import type { Logger } from '../src/log.js';
-import type { Payment } from '../src/domain/payment.js';
 import type { Command, FromWorker, Reply, ToWorker, WorkerInit, WorkerStats } from './protocol.js';
 
 const WORKER_FILE = fileURLToPath(new URL('./worker.js', import.meta.url));
@@ -27,8 +26,6 @@ export interface DispatcherOptions {
   /** Commands in flight per shard beyond which new ones are refused (503). */
   inflightLimit: number;
   log: Logger;
-  /** Sees every committed state an actor replies with (the main-thread read cache learns from it). */
-  observe?: { before(): number; after(p: Payment, token: number): void };
 }
 
 export class Dispatcher {
@@ -71,14 +68,8 @@ export class Dispatcher {
       return Promise.resolve({ ok: false, failure: { ...fail('service_unavailable', null, 'actor mailbox full'), retryAfterSeconds: 1 } });
     }
     const rid = ++this.rid;
-    const obs = this.opts.observe;
-    const token = obs ? obs.before() : 0;
     return new Promise((resolve) => {
-      shard.pending.set(rid, (m) => {
-        const reply = (m as Extract<FromWorker, { t: 'reply' }>).reply;
-        if (obs && reply.ok) obs.after(reply.payment, token);
-        resolve(reply);
-      });
+      shard.pending.set(rid, (m) => resolve((m as Extract<FromWorker, { t: 'reply' }>).reply));
       shard.port.postMessage({ t: 'cmd', rid, cmd } satisfies ToWorker);
     });
   }

@@ -7,6 +7,7 @@ import { Metrics } from './metrics.js';
 import { createPool } from './store/db.js';
 import { freePort, startEmbedded, type Embedded } from './store/embedded.js';
 import { migrate } from './store/migrate.js';
+import { PaymentReads } from './store/payment-reads.js';
 import type { KeyValue } from './store/kv.js';
 import { MemoryKeyValue } from './store/kv-memory.js';
 import { RedisKeyValue } from './store/kv-redis.js';
@@ -19,8 +20,6 @@ import { Idempotency } from './http/idempotency.js';
 import type { Services } from './http/services.js';
 import { allRoutes } from './http/routes/index.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo.js';
-import { Membership } from './membership.js';
-import { ReadCache } from './read-cache.js';
 import { WebhookDispatcher } from '../actors/webhook-dispatcher.js';
 
 export interface RunningServer {
@@ -62,18 +61,15 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     kv = new MemoryKeyValue();
   }
 
-  const membership = new Membership(db, config.leaseMs, config.heartbeatMs, log);
-  await membership.join();
-  const reads = new ReadCache(membership, config.readCacheSize);
+  const reads = new PaymentReads(db, { onError: (err, lookups) => log.error({ err, lookups }, 'grouped payment read failed') });
   const dispatcher = new Dispatcher({
     workers: config.workers, inflightLimit: config.mailboxLimit, log,
-    observe: { before: () => reads.generation, after: (p, gen) => reads.offer(p, gen) },
     init: { databaseUrl, poolSize: config.dbPoolSize, mailboxLimit: config.mailboxLimit, logLevel: config.logLevel, publicBaseUrl: config.publicBaseUrl, webhooks: config.webhooks },
   });
   const metrics = new Metrics();
   const adminToken = config.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const services: Services = {
-    config, adminToken, log, db, kv, dispatcher, metrics, reads, membership,
+    config, adminToken, log, db, kv, dispatcher, metrics, reads,
     webhooks: new WebhookDispatcher({
       db, publicBaseUrl: config.publicBaseUrl, allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs,
       leaseMs: config.webhooks.leaseMs, pollMs: config.webhooks.pollMs, maxInflight: config.webhooks.concurrency, perEndpoint: config.webhooks.perEndpoint,
@@ -98,7 +94,6 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       while (activeRequests() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       await scheduler.stop();
       await dispatcher.close();              // mailboxes drain: every accepted command finishes
-      await membership.leave();
       await services.webhooks.stop();
       (app as unknown as { close?: () => void }).close?.();
       await db.end().catch(() => {});
