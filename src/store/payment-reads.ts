@@ -2,6 +2,7 @@
 // or while earlier reads are in flight) become one named prepared statement
 // `SELECT * FROM payments WHERE id = ANY($1)`. Every read goes to Postgres; nothing is cached.
 import type pg from 'pg';
+import { PAYMENT_ID_RE } from '../domain/ids.js';
 import type { Payment } from '../domain/payment.js';
 import { Batcher, type BatcherStats } from './batcher.js';
 import { rowToCheckout, type CheckoutRow, type PaymentWithCheckout } from './checkout-repo.js';
@@ -35,14 +36,22 @@ export class PaymentReads {
 
   /** A payment by id, whichever merchant owns it: the caller checks ownership and mode. */
   async payment(id: string): Promise<Payment | null> {
-    const r = await this.batcher.get(id);
+    const r = await this.row(id);
     return r ? rowToPayment(r) : null;
   }
 
   /** A payment with its checkout state (the public checkout's session), by id. */
   async checkout(id: string): Promise<PaymentWithCheckout | null> {
-    const r = await this.batcher.get(id);
+    const r = await this.row(id);
     return r ? rowToCheckout(r) : null;
+  }
+
+  /**
+   * Only a well-formed payment id joins a statement shared with other callers: a string Postgres
+   * refuses (a NUL byte) or a huge one must not fail or slow the reads it would travel with.
+   */
+  private row(id: string): Promise<CheckoutRow | null> {
+    return PAYMENT_ID_RE.test(id) ? this.batcher.get(id) : Promise.resolve(null);
   }
 
   get stats(): BatcherStats { return this.batcher.stats; }

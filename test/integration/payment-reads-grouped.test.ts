@@ -56,6 +56,16 @@ t.test('lookups of one turn: one statement, each caller its own row, a missing i
   t.same(errors, []);
 });
 
+t.test('a malformed id never joins a shared statement: it is not found, the others are', async (t) => {
+  const c = countedPool();
+  const reads = new PaymentReads(c.pool, { onError: () => {} });
+  const asked = [ids[0], 'a\u0000b', `${ids[1]}\u0000`, 'x'.repeat(10_000), ids[1]];
+  const got = await Promise.all(asked.map((id) => reads.payment(id)));
+  t.same(got.map((p) => p?.id ?? null), [ids[0], null, null, null, ids[1]]);
+  t.same(c.statements, [[ids[0], ids[1]]], 'one statement with the two real ids only');
+  t.equal(reads.stats.failedLoads, 0);
+});
+
 t.test('batches are capped', async (t) => {
   const c = countedPool();
   const reads = new PaymentReads(c.pool, { maxBatch: 2, maxInflight: 8, onError: () => {} });
