@@ -34,8 +34,6 @@ export interface DispatcherOptions {
    * command is not withdrawn: the actor finishes it, and its late reply is logged and dropped.
    */
   deadlineMs?: number;
-  /** Sees every committed state an actor replies with (the main-thread read cache learns from it). */
-  observe?: { before(): number; after(p: Payment, token: number): void };
 }
 
 export class Dispatcher {
@@ -96,8 +94,6 @@ export class Dispatcher {
       return Promise.resolve({ ok: false, failure: { ...fail('service_unavailable', null, 'actor mailbox full'), retryAfterSeconds: 1 } });
     }
     const rid = ++this.rid;
-    const obs = this.opts.observe;
-    const token = obs ? obs.before() : 0;
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       let late = false;
@@ -105,7 +101,6 @@ export class Dispatcher {
       shard.pending.set(rid, (m) => {
         clearTimeout(timer);
         const reply = (m as Extract<FromWorker, { t: 'reply' }>).reply;
-        if (obs && reply.ok && 'payment' in reply) obs.after(reply.payment, token);
         if (late) {
           this.opts.log.warn({ shard: shard.index, kind: cmd.kind, id: cmd.id, ok: reply.ok }, 'actor reply after its deadline: dropped (the caller had 503)');
           return;

@@ -9,7 +9,8 @@ declare module 'autocannon' {
       setupRequest?: (req: Request, context: Record<string, unknown>) => Request;
     }
     interface Options {
-      url: string;
+      /** Several urls: the connections are spread over them in turn. */
+      url: string | string[];
       connections?: number;
       duration?: number;
       timeout?: number;

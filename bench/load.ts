@@ -1,6 +1,7 @@
 // Load generation with autocannon: a warm-up run that is thrown away, then the measured run.
 // The running instances are kept so a signal handler can stop them (two may run at once).
 import autocannon from 'autocannon';
+import { treeCpuSeconds } from './cpu.js';
 import { round } from './stats.js';
 
 export interface LoadParams { connections: number; seconds: number; warmupSeconds: number }
@@ -14,6 +15,8 @@ export interface LoadFigures {
   errors: number;
   timeouts: number;
   statusCodes: Record<string, number>;
+  /** CPU time (user + system) of the measured processes per request answered, in µs (when asked). */
+  cpuUsPerReq?: number;
 }
 
 /** A measured run with its wall-clock window and the 2xx answers of warm-up and measured run together. */
@@ -55,17 +58,25 @@ function figuresOf(r: autocannon.Result): LoadFigures {
 }
 
 /** Warm-up (not counted) and measured run, with extra autocannon options (e.g. overallRate). */
-export async function measureTimed(url: string, requests: autocannon.Request[], p: LoadParams,
-  extra: Partial<autocannon.Options> = {}): Promise<TimedFigures> {
+/**
+ * Warm-up (not counted) and measured run, with extra autocannon options (e.g. overallRate). With
+ * several urls, autocannon spreads the connections over them in turn. With `cpuPids`, the CPU time
+ * of those process trees during the measured run is divided by the requests answered.
+ */
+export async function measureTimed(url: string | string[], requests: autocannon.Request[], p: LoadParams,
+  extra: Partial<autocannon.Options> = {}, cpuPids: number[] = []): Promise<TimedFigures> {
   const base = { url, connections: p.connections, timeout: 10, requests, ...extra };
   let total2xx = 0;
   if (p.warmupSeconds > 0) total2xx += (await once({ ...base, duration: p.warmupSeconds }))['2xx'];
   const startMs = Date.now();
+  const cpu0 = cpuPids.length ? treeCpuSeconds(cpuPids) : 0;
   const r = await once({ ...base, duration: p.seconds });
-  return { figures: figuresOf(r), startMs, endMs: Date.now(), total2xx: total2xx + r['2xx'] };
+  const figures = figuresOf(r);
+  if (cpuPids.length && r.requests.total > 0) figures.cpuUsPerReq = round(((treeCpuSeconds(cpuPids) - cpu0) * 1e6) / r.requests.total, 1);
+  return { figures, startMs, endMs: Date.now(), total2xx: total2xx + r['2xx'] };
 }
 
-/** Runs the warm-up (not counted) and then the measured load against url. */
-export async function measure(url: string, requests: autocannon.Request[], p: LoadParams): Promise<LoadFigures> {
-  return (await measureTimed(url, requests, p)).figures;
+/** Runs the warm-up (not counted) and then the measured load against url (or urls, in turn). */
+export async function measure(url: string | string[], requests: autocannon.Request[], p: LoadParams, cpuPids: number[] = []): Promise<LoadFigures> {
+  return (await measureTimed(url, requests, p, {}, cpuPids)).figures;
 }

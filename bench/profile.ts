@@ -1,8 +1,8 @@
 // CPU profile of the server under one benchmark scenario: starts the server child with --cpu-prof,
 // runs the scenario as `npm run bench` does, stops the server gracefully so every thread writes its
 // profile, then prints the top self-time entries of each profile.
-// CLI: node dist/bench/profile.js create|webhooks [profile-dir=/tmp/prof-<scenario>]
-//      (env as run.ts; for create, BENCH_WORKERS' first value is the worker count)
+// CLI: node dist/bench/profile.js create|get|webhooks [profile-dir=/tmp/prof-<scenario>]
+//      (env as run.ts; for create and get, BENCH_WORKERS' first value is the worker count)
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -16,8 +16,8 @@ import { runServerScenarios } from './server-scenarios.js';
 import { runWebhookScenario } from './webhook-scenario.js';
 
 const scenario = process.argv[2];
-if (scenario !== 'create' && scenario !== 'webhooks') {
-  process.stderr.write('usage: node dist/bench/profile.js create|webhooks [profile-dir]\n');
+if (scenario !== 'create' && scenario !== 'get' && scenario !== 'webhooks') {
+  process.stderr.write('usage: node dist/bench/profile.js create|get|webhooks [profile-dir]\n');
   process.exit(2);
 }
 const dir = path.resolve(process.argv[3] ?? `/tmp/prof-${scenario}`);
@@ -34,8 +34,13 @@ type Common = { databaseUrl: string; redisUrl: string | null; kvPrefix: string; 
 async function runScenario(c: Common): Promise<string> {
   if (scenario === 'create') {
     const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
-    const r = (await runServerScenarios({ ...c, workers, load, createOnly: true })).create;
+    const r = (await runServerScenarios({ ...c, workers, load, createOnly: true })).create!;
     return `create (WORKERS=${workers}, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}`;
+  }
+  if (scenario === 'get') {
+    const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
+    const r = (await runServerScenarios({ ...c, workers, load, scenarios: { create: false, get: true } })).get!;
+    return `get (WORKERS=${workers}, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req`;
   }
   const h = await runWebhookScenario({
     ...c, workers: Number(process.env.BENCH_WEBHOOK_WORKERS ?? 2), load, drainSeconds: 15,

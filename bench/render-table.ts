@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { FIGURE_HEADER, TARGET_HEADER, WEBHOOK_HEADER, describeSetup, figureRows, targetRows, webhookRows, type BenchResults } from './results.js';
 
 const START = '<!-- bench:start -->';
-const NUMERIC = new Set(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'WORKERS', 'value', ...WEBHOOK_HEADER]);
+const NUMERIC = new Set(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'CPU µs/req', 'WORKERS', 'value', ...WEBHOOK_HEADER]);
 const END = '<!-- bench:end -->';
 
 function markdownTable(header: string[], rows: string[][]): string {

@@ -1,7 +1,7 @@
 // The results document written to bench/results/*.json, the targets it is judged against, and the
 // rows of the tables printed on stdout and rendered into Markdown.
 import type { LoadFigures } from './load.js';
-import type { ServerRun } from './server-scenarios.js';
+import type { MultiProcessGet, ServerRun } from './server-scenarios.js';
 import { round } from './stats.js';
 import type { WebhookRun } from './webhook-scenario.js';
 
@@ -21,10 +21,15 @@ export interface BenchResults {
   parameters: {
     connections: number; seconds: number; warmupSeconds: number; insertConnections: number; insertTable: string; workers: number[];
     webhookWorkers?: number | null;
+    /** The BENCH_ONLY filter of a partial run (absent: every scenario ran). */
+    only?: string[];
   };
   environment: { postgres: { source: string; version: string; settings: Record<string, string> }; redis: { source: string }; uwsNative: boolean; backgroundCpuPct: Record<string, number> };
-  baselines: { uws: LoadFigures; insert: InsertFigures };
+  /** A baseline is null when BENCH_ONLY left it out. */
+  baselines: { uws: LoadFigures | null; insert: InsertFigures | null };
   server: ServerRun[];
+  /** GET with two server processes on one database (absent in older results, null when skipped). */
+  multiGet?: MultiProcessGet | null;
   /** The webhook scenario (absent in older results, null when skipped). */
   webhooks?: WebhookRun | null;
   targets: TargetCheck[];
@@ -38,29 +43,42 @@ export const TARGETS = {
 } as const;
 
 /** Judges each server run against the targets; a scenario with failed requests is flagged. */
-export function judge(r: Pick<BenchResults, 'baselines' | 'server' | 'webhooks'>): { targets: TargetCheck[]; flags: string[] } {
+export function judge(r: Pick<BenchResults, 'baselines' | 'server' | 'webhooks' | 'multiGet'>): { targets: TargetCheck[]; flags: string[] } {
   const targets: TargetCheck[] = [];
   const flags: string[] = [];
   const { uws, insert } = r.baselines;
   const failed = (f: LoadFigures) => f.non2xx + f.errors + f.timeouts;
-  if (failed(uws)) flags.push(`baseline A: ${failed(uws)} failed requests`);
-  if (insert.failures) flags.push(`baseline B: ${insert.failures} failed inserts`);
+  if (uws && failed(uws)) flags.push(`baseline A: ${failed(uws)} failed requests`);
+  if (insert?.failures) flags.push(`baseline B: ${insert.failures} failed inserts`);
+  const judgeGet = (w: number, name: string, get: LoadFigures, add: (check: string, value: number, target: string, pass: boolean) => void) => {
+    if (uws) add(`${name} req/s ÷ baseline A req/s`, round(get.reqPerSec / uws.reqPerSec), `≥ ${TARGETS.getRatio}`, get.reqPerSec / uws.reqPerSec >= TARGETS.getRatio);
+    add(`${name} p99 (ms)`, get.p99, `< ${TARGETS.getP99Ms}`, get.p99 < TARGETS.getP99Ms);
+    if (failed(get)) flags.push(`WORKERS=${w} ${name}: ${failed(get)} non-2xx/errors ${JSON.stringify(get.statusCodes)}`);
+  };
   for (const s of r.server) {
     const w = s.workers;
     const add = (check: string, value: number, target: string, pass: boolean) => targets.push({ workers: w, check, value, target, pass });
-    add('create req/s ÷ baseline B rows/s', round(s.create.reqPerSec / insert.rowsPerSecond), `≥ ${TARGETS.createRatio}`,
-      s.create.reqPerSec / insert.rowsPerSecond >= TARGETS.createRatio);
-    add('create p99 (ms)', s.create.p99, `< ${TARGETS.createP99Ms}`, s.create.p99 < TARGETS.createP99Ms);
-    if (failed(s.create)) flags.push(`WORKERS=${w} create: ${failed(s.create)} non-2xx/errors ${JSON.stringify(s.create.statusCodes)}`);
-    let rss = s.create.peakRssMb;
+    let rss = 0;
+    if (s.create) {
+      if (insert) {
+        add('create req/s ÷ baseline B rows/s', round(s.create.reqPerSec / insert.rowsPerSecond), `≥ ${TARGETS.createRatio}`,
+          s.create.reqPerSec / insert.rowsPerSecond >= TARGETS.createRatio);
+      }
+      add('create p99 (ms)', s.create.p99, `< ${TARGETS.createP99Ms}`, s.create.p99 < TARGETS.createP99Ms);
+      if (failed(s.create)) flags.push(`WORKERS=${w} create: ${failed(s.create)} non-2xx/errors ${JSON.stringify(s.create.statusCodes)}`);
+      rss = s.create.peakRssMb;
+    }
     if (s.get) {
-      add('get req/s ÷ baseline A req/s', round(s.get.reqPerSec / uws.reqPerSec), `≥ ${TARGETS.getRatio}`,
-        s.get.reqPerSec / uws.reqPerSec >= TARGETS.getRatio);
-      add('get p99 (ms)', s.get.p99, `< ${TARGETS.getP99Ms}`, s.get.p99 < TARGETS.getP99Ms);
-      if (failed(s.get)) flags.push(`WORKERS=${w} get: ${failed(s.get)} non-2xx/errors ${JSON.stringify(s.get.statusCodes)}`);
+      judgeGet(w, 'get', s.get, add);
       rss = Math.max(rss, s.get.peakRssMb);
     }
     add('peak RSS (MB)', rss, `< ${TARGETS.peakRssMb}`, rss < TARGETS.peakRssMb);
+  }
+  const m = r.multiGet;
+  if (m) {
+    const add = (check: string, value: number, target: string, pass: boolean) => targets.push({ workers: m.workers, check, value, target, pass });
+    judgeGet(m.workers, `get, ${m.processes} processes,`, m.get, add);
+    add(`get, ${m.processes} processes, peak RSS per process (MB)`, m.get.peakRssMb, `< ${TARGETS.peakRssMb}`, m.get.peakRssMb < TARGETS.peakRssMb);
   }
   if (r.webhooks) judgeWebhooks(r.webhooks, targets, flags);
   return { targets, flags };
@@ -84,21 +102,26 @@ function judgeWebhooks(h: WebhookRun, targets: TargetCheck[], flags: string[]): 
   if (d.malformed) flags.push(`webhooks: ${d.malformed} deliveries with a body the receiver could not read`);
 }
 
-export const FIGURE_HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB'];
+export const FIGURE_HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'CPU µs/req'];
 export const TARGET_HEADER = ['WORKERS', 'check', 'value', 'target', 'result'];
 
 export function figureRows(r: BenchResults): string[][] {
   const rows: string[][] = [];
   const load = (name: string, f: LoadFigures, rss?: number) =>
-    rows.push([name, String(f.reqPerSec), String(f.p50), String(f.p99), String(f.non2xx), String(f.errors + f.timeouts), rss === undefined ? '' : String(rss)]);
-  load('A: bare uWS JSON hello', r.baselines.uws);
+    rows.push([name, String(f.reqPerSec), String(f.p50), String(f.p99), String(f.non2xx), String(f.errors + f.timeouts),
+      rss === undefined ? '' : String(rss), f.cpuUsPerReq === undefined ? '' : String(f.cpuUsPerReq)]);
+  if (r.baselines.uws) load('A: bare uWS JSON hello', r.baselines.uws);
   const i = r.baselines.insert;
-  rows.push([`B: pg INSERT autocommit (${i.table}, ${i.connections} conns), rows/s`, String(Math.round(i.rowsPerSecond)),
-    String(i.p50), String(i.p99), '', String(i.failures), '']);
+  if (i) {
+    rows.push([`B: pg INSERT autocommit (${i.table}, ${i.connections} conns), rows/s`, String(Math.round(i.rowsPerSecond)),
+      String(i.p50), String(i.p99), '', String(i.failures), '', '']);
+  }
   for (const s of r.server) {
-    load(`POST /api/v2/payments, WORKERS=${s.workers}`, s.create, s.create.peakRssMb);
+    if (s.create) load(`POST /api/v2/payments, WORKERS=${s.workers}`, s.create, s.create.peakRssMb);
     if (s.get) load(`GET /api/v2/payments/{id}, WORKERS=${s.workers}`, s.get, s.get.peakRssMb);
   }
+  const m = r.multiGet;
+  if (m) load(`GET /api/v2/payments/{id}, ${m.processes} processes × WORKERS=${m.workers}, one database`, m.get, m.get.peakRssMb);
   const h = r.webhooks;
   if (h) {
     load(`webhooks 1: POST payments, B alone, WORKERS=${h.workers}`, h.alone, h.alone.peakRssMb);
@@ -126,5 +149,6 @@ export function describeSetup(r: BenchResults): string {
   const p = r.parameters;
   return `${r.date} · ${r.machine.cpus} × ${r.machine.model} · Node ${r.machine.node} · ` +
     `${p.connections} connections, ${p.warmupSeconds} s warm-up + ${p.seconds} s per scenario · ` +
-    `Postgres ${r.environment.postgres.version} (${r.environment.postgres.source}) · Redis: ${r.environment.redis.source}`;
+    `Postgres ${r.environment.postgres.version} (${r.environment.postgres.source}) · Redis: ${r.environment.redis.source}` +
+    (p.only ? ` · only: ${p.only.join(', ')}` : '');
 }

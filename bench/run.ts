@@ -4,7 +4,10 @@
 // BENCH_WORKERS ("1,2"), BENCH_INSERT_CONNECTIONS (32), BENCH_INSERT_TABLE (durable|temp),
 // BENCH_QUIET_WAIT_SECONDS (60: how long each scenario waits for the shared CPUs to go idle),
 // BENCH_WEBHOOKS (1; 0 skips the webhook scenario), BENCH_WEBHOOK_WORKERS (2), BENCH_WEBHOOK_RATE (1000),
-// BENCH_WEBHOOK_PACER (steady|autocannon), DATABASE_URL, REDIS_URL (see environment.ts).
+// BENCH_WEBHOOK_PACER (steady|autocannon), BENCH_GET2_WORKERS (1: WORKERS of each of the two processes
+// of the get2 scenario), BENCH_ONLY (a comma list of scenarios to run: hello, insert, create, get, get2,
+// webhooks; a filtered run writes only its dated results file, never latest.json),
+// DATABASE_URL, REDIS_URL (see environment.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -16,7 +19,7 @@ import { measure, stopLoad, type LoadParams } from './load.js';
 import { waitForQuiet } from './quiet.js';
 import { renderText } from './render-table.js';
 import { judge, type BenchResults, type InsertFigures } from './results.js';
-import { runServerScenarios, type ServerRun } from './server-scenarios.js';
+import { runMultiProcessGet, runServerScenarios, type MultiProcessGet, type ServerRun } from './server-scenarios.js';
 import { stopPaced } from './paced-load.js';
 import { runWebhookScenario, type WebhookRun } from './webhook-scenario.js';
 
@@ -36,7 +39,14 @@ const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number)
 const insertConnections = intEnv('BENCH_INSERT_CONNECTIONS', 32);
 const insertTable = process.env.BENCH_INSERT_TABLE === 'temp' ? 'temp' : 'durable';
 const quietWaitSeconds = intEnv('BENCH_QUIET_WAIT_SECONDS', 60);
-const webhookWorkers = process.env.BENCH_WEBHOOKS === '0' ? null : intEnv('BENCH_WEBHOOK_WORKERS', 2) || null;
+const SCENARIOS = ['hello', 'insert', 'create', 'get', 'get2', 'webhooks'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((x) => x.trim()).filter(Boolean) : null;
+for (const name of only ?? []) if (!(SCENARIOS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown scenario "${name}" (known: ${SCENARIOS.join(', ')})`);
+const want = (name: Scenario): boolean => !only || only.includes(name);
+const webhookWorkers = process.env.BENCH_WEBHOOKS === '0' || !want('webhooks') ? null : intEnv('BENCH_WEBHOOK_WORKERS', 2) || null;
+const get2Workers = intEnv('BENCH_GET2_WORKERS', 1) || 1;
+const serverScenarios = { create: want('create'), get: want('get') };
 const webhookRate = intEnv('BENCH_WEBHOOK_RATE', 1000);
 const webhookPacer = process.env.BENCH_WEBHOOK_PACER === 'autocannon' ? 'autocannon' : 'steady';
 const WEBHOOK_DRAIN_SECONDS = 15;
@@ -61,7 +71,7 @@ async function cleanUp(): Promise<void> {
 }
 
 // Every load run is bounded by autocannon's duration; this watchdog bounds the whole run.
-const loadRuns = 1 + workerCounts.length * 2 + (webhookWorkers ? 2 : 0);
+const loadRuns = 1 + workerCounts.length * 2 + 1 + (webhookWorkers ? 2 : 0);
 const budgetMs = ((loadRuns + 1) * (load.seconds + load.warmupSeconds + 30 + quietWaitSeconds + 2) + WEBHOOK_DRAIN_SECONDS + 300) * 1000;
 const watchdog = setTimeout(() => {
   log(`timed out after ${budgetMs / 1000} s`);
@@ -79,7 +89,7 @@ async function baselineUws(): Promise<{ figures: Awaited<ReturnType<typeof measu
   const child = spawnNode('baseline-uws', here('./baseline-uws.js'), {});
   try {
     const ready = await child.waitFor('listening', 15_000);
-    const figures = await measure(`http://127.0.0.1:${ready.port}/`, [{ method: 'GET', path: '/' }], load);
+    const figures = await measure(`http://127.0.0.1:${ready.port}/`, [{ method: 'GET', path: '/' }], load, [child.proc.pid!]);
     return { figures, native: ready.native === true };
   } finally {
     await child.stop();
@@ -109,32 +119,55 @@ async function main(): Promise<void> {
   const redis = await resolveRedis();
   log(`postgres: ${pg.source} (${pg.version}, ${JSON.stringify(pg.settings)})${pg.source === 'embedded' ? ' — embedded Postgres started by the benchmark (no DATABASE_URL, nothing on 127.0.0.1:5432, or BENCH_EMBEDDED=1)' : ''}`);
   log(`redis: ${redis.source}${redis.source === 'in-process' ? ' — no REDIS_URL and nothing on 127.0.0.1:6379: the server uses its in-process KV' : ''}`);
-  for (const db of [`${runId}_base`, `${runId}_wh`, ...workerCounts.map((w) => `${runId}_w${w}`)]) cleanups.push(() => pg.dropDatabase(db));
+  for (const db of [`${runId}_base`, `${runId}_wh`, `${runId}_get2`, ...workerCounts.map((w) => `${runId}_w${w}`)]) cleanups.push(() => pg.dropDatabase(db));
   if (redis.url) cleanups.push(() => deleteRedisKeys(redis.url!, `bench:${runId}:`));
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-data-'));
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
 
-  log(`baseline A: bare uWS (${load.warmupSeconds} s warm-up + ${load.seconds} s, ${load.connections} connections)`);
-  await quietBefore('A');
-  const uws = await baselineUws();
-  log(`baseline A: ${uws.figures.reqPerSec} req/s`);
-  log(`baseline B: pg INSERT (${insertTable} table, ${insertConnections} connections)`);
-  await quietBefore('B');
-  const insert = await baselineInsert(pg);
-  log(`baseline B: ${Math.round(insert.rowsPerSecond)} rows/s`);
+  let uws: Awaited<ReturnType<typeof baselineUws>> | null = null;
+  if (want('hello')) {
+    log(`baseline A: bare uWS (${load.warmupSeconds} s warm-up + ${load.seconds} s, ${load.connections} connections)`);
+    await quietBefore('A');
+    uws = await baselineUws();
+    log(`baseline A: ${uws.figures.reqPerSec} req/s`);
+  }
+  let insert: InsertFigures | null = null;
+  if (want('insert')) {
+    log(`baseline B: pg INSERT (${insertTable} table, ${insertConnections} connections)`);
+    await quietBefore('B');
+    insert = await baselineInsert(pg);
+    log(`baseline B: ${Math.round(insert.rowsPerSecond)} rows/s`);
+  }
 
   const server: ServerRun[] = [];
-  for (const workers of workerCounts) {
+  for (const workers of serverScenarios.create || serverScenarios.get ? workerCounts : []) {
     const db = `${runId}_w${workers}`;
     const kvPrefix = `bench:${runId}:w${workers}:`;
-    log(`server WORKERS=${workers}: create, then get`);
+    log(`server WORKERS=${workers}: ${[serverScenarios.create && 'create', serverScenarios.get && 'get'].filter(Boolean).join(', then ')}`);
     try {
       const run = await runServerScenarios({
-        workers, databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, load,
+        workers, databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, load, scenarios: serverScenarios,
         beforeScenario: (name) => quietBefore(`${name} WORKERS=${workers}`),
       });
-      log(`server WORKERS=${workers}: create ${run.create.reqPerSec} req/s, get ${run.get?.reqPerSec} req/s`);
+      log(`server WORKERS=${workers}: create ${run.create?.reqPerSec ?? '-'} req/s, get ${run.get?.reqPerSec ?? '-'} req/s`);
       server.push(run);
+    } finally {
+      await pg.dropDatabase(db);
+      if (redis.url) await deleteRedisKeys(redis.url, kvPrefix);
+    }
+  }
+
+  let multiGet: MultiProcessGet | null = null;
+  if (want('get2')) {
+    const db = `${runId}_get2`;
+    const kvPrefix = `bench:${runId}:get2:`;
+    log(`get2: GET with two server processes (WORKERS=${get2Workers} each) on one database`);
+    try {
+      multiGet = await runMultiProcessGet({
+        workers: get2Workers, databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, load,
+        beforeScenario: (name) => quietBefore(`${name} WORKERS=${get2Workers}`),
+      });
+      log(`get2: ${multiGet.get.reqPerSec} req/s, p99 ${multiGet.get.p99} ms`);
     } finally {
       await pg.dropDatabase(db);
       if (redis.url) await deleteRedisKeys(redis.url, kvPrefix);
@@ -162,27 +195,28 @@ async function main(): Promise<void> {
   }
 
   const cpus = os.cpus();
-  const partial = { baselines: { uws: uws.figures, insert }, server, webhooks };
+  const partial = { baselines: { uws: uws?.figures ?? null, insert }, server, multiGet, webhooks };
   const { targets, flags } = judge(partial);
   for (const [name, busy] of Object.entries(backgroundCpuPct)) {
     if (busy > QUIET_PCT) flags.push(`machine was ${busy}% busy (other processes) just before ${name}: figures unreliable`);
   }
-  if (!uws.native) flags.push('uWebSockets.js native binary did not load: baseline A ran on the slow fallback');
+  if (uws && !uws.native) flags.push('uWebSockets.js native binary did not load: baseline A ran on the slow fallback');
   const results: BenchResults = {
     schema: 1,
     date: new Date().toISOString(),
     machine: { cpus: cpus.length, model: cpus[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}`, totalMemMb: Math.round(os.totalmem() / 2 ** 20) },
-    parameters: { ...load, insertConnections, insertTable, workers: workerCounts, webhookWorkers },
-    environment: { postgres: { source: pg.source, version: pg.version, settings: pg.settings }, redis: { source: redis.source }, uwsNative: uws.native, backgroundCpuPct },
+    parameters: { ...load, insertConnections, insertTable, workers: workerCounts, webhookWorkers, ...(only ? { only } : {}) },
+    environment: { postgres: { source: pg.source, version: pg.version, settings: pg.settings }, redis: { source: redis.source }, uwsNative: uws?.native ?? false, backgroundCpuPct },
     ...partial, targets, flags, pass: targets.every((t) => t.pass) && flags.length === 0,
   };
   mkdirSync(RESULTS_DIR, { recursive: true });
   const json = JSON.stringify(results, null, 2) + '\n';
   const stamp = results.date.replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
   writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), json);
-  writeFileSync(path.join(RESULTS_DIR, 'latest.json'), json);
+  // A partial run (BENCH_ONLY) must not replace the full run the README table is rendered from.
+  if (!only) writeFileSync(path.join(RESULTS_DIR, 'latest.json'), json);
   process.stdout.write(renderText(results) + '\n');
-  log(`wrote bench/results/${stamp}.json and bench/results/latest.json`);
+  log(`wrote bench/results/${stamp}.json${only ? ' (BENCH_ONLY: latest.json left as it was)' : ' and bench/results/latest.json'}`);
 }
 
 main()

@@ -1,5 +1,7 @@
 // Scenario 3: the payments server as a child process (one WORKERS value, one fresh database),
-// measured on POST /api/v2/payments (distinct Idempotency-Keys) and GET /api/v2/payments/{id}.
+// measured on POST /api/v2/payments (distinct Idempotency-Keys) and GET /api/v2/payments/{id};
+// and GET /api/v2/payments/{id} again with two server processes on one database (the production
+// shape), the load spread over both.
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { sampleRss, spawnNode } from './children.js';
@@ -18,8 +20,10 @@ export interface ServerScenarioOptions {
   nodeArgs?: string[];
   /** Run only the create scenario (profiling). */
   createOnly?: boolean;
-  /** Awaited before each measured scenario ('create', 'get'), e.g. to wait for an idle machine. */
-  beforeScenario?: (name: 'create' | 'get') => Promise<void>;
+  /** Which scenarios to measure (default: both). */
+  scenarios?: { create: boolean; get: boolean };
+  /** Awaited before each measured scenario ('create', 'get', 'get2'), e.g. to wait for an idle machine. */
+  beforeScenario?: (name: string) => Promise<void>;
 }
 
 export interface ScenarioFigures extends LoadFigures { peakRssMb: number }
@@ -27,8 +31,16 @@ export interface ScenarioFigures extends LoadFigures { peakRssMb: number }
 export interface ServerRun {
   workers: number;
   startupMs: number;
-  create: ScenarioFigures;
+  /** Null when the create scenario was filtered out (BENCH_ONLY). */
+  create: ScenarioFigures | null;
   get: ScenarioFigures | null;
+}
+
+/** GET /api/v2/payments/{id} with `processes` server processes (WORKERS each) on one database. */
+export interface MultiProcessGet {
+  processes: number;
+  workers: number;
+  get: ScenarioFigures;
 }
 
 const SERVER = fileURLToPath(new URL('../src/main.js', import.meta.url));
@@ -65,13 +77,14 @@ async function seedPayments(url: string, key: string, tag: string, count: number
   return ids;
 }
 
-export async function withRss(pid: number, run: () => Promise<LoadFigures>): Promise<ScenarioFigures> {
-  const sampler = sampleRss(pid, 200);
+/** Runs the load while sampling memory; peakRssMb is the largest of the processes' own peaks. */
+export async function withRss(pid: number | number[], run: () => Promise<LoadFigures>): Promise<ScenarioFigures> {
+  const samplers = (Array.isArray(pid) ? pid : [pid]).map((p) => sampleRss(p, 200));
   try {
     const figures = await run();
-    return { ...figures, peakRssMb: mb(sampler.stop()) };
+    return { ...figures, peakRssMb: mb(Math.max(...samplers.map((x) => x.stop()))) };
   } finally {
-    sampler.stop();
+    for (const x of samplers) x.stop();
   }
 }
 
@@ -115,28 +128,55 @@ export function createRequest(key: string, tag: string): autocannon.Request {
   };
 }
 
+/** GET of 100 existing payments in turn (`next` is shared by every connection). */
+function getRequest(key: string, ids: string[]): autocannon.Request {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  let next = 0;
+  return {
+    method: 'GET', path: `/api/v2/payments/${ids[0]}`, headers,
+    setupRequest: (req) => ({ ...req, path: `/api/v2/payments/${ids[next++ % ids.length]}` }),
+  };
+}
+
 export async function runServerScenarios(o: ServerScenarioOptions): Promise<ServerRun> {
+  const want = o.createOnly ? { create: true, get: false } : o.scenarios ?? { create: true, get: true };
   const { server, adminToken, url, startupMs } = await startServer(o);
   try {
     const { key } = await setupMerchant(url, adminToken);
     const tag = `bench-${randomBytes(4).toString('hex')}`;
-    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const createReq = createRequest(key, tag);
     const pid = server.proc.pid!;
-    await o.beforeScenario?.('create');
-    const create = await withRss(pid, () => measure(url, [createReq], o.load));
-    if (o.createOnly) return { workers: o.workers, startupMs, create, get: null };
+    let create: ScenarioFigures | null = null;
+    if (want.create) {
+      await o.beforeScenario?.('create');
+      create = await withRss(pid, () => measure(url, [createRequest(key, tag)], o.load, [pid]));
+    }
+    if (!want.get) return { workers: o.workers, startupMs, create, get: null };
 
     const ids = await seedPayments(url, key, tag, 100);
-    let next = 0;
-    const getReq: autocannon.Request = {
-      method: 'GET', path: `/api/v2/payments/${ids[0]}`, headers,
-      setupRequest: (req) => ({ ...req, path: `/api/v2/payments/${ids[next++ % ids.length]}` }),
-    };
     await o.beforeScenario?.('get');
-    const get = await withRss(pid, () => measure(url, [getReq], o.load));
+    const get = await withRss(pid, () => measure(url, [getRequest(key, ids)], o.load, [pid]));
     return { workers: o.workers, startupMs, create, get };
   } finally {
     await server.stop();
+  }
+}
+
+/**
+ * Two server processes (WORKERS each) on one database, as in production behind a load balancer:
+ * autocannon spreads its connections over both in turn. CPU per request is that of both processes.
+ */
+export async function runMultiProcessGet(o: Omit<ServerScenarioOptions, 'createOnly' | 'scenarios'>, processes = 2): Promise<MultiProcessGet> {
+  const servers: Awaited<ReturnType<typeof startServer>>[] = [];
+  try {
+    for (let i = 0; i < processes; i++) servers.push(await startServer(o));
+    const { key } = await setupMerchant(servers[0].url, servers[0].adminToken);
+    const tag = `bench-${randomBytes(4).toString('hex')}`;
+    const ids = await seedPayments(servers[0].url, key, tag, 100);
+    const pids = servers.map((s) => s.server.proc.pid!);
+    await o.beforeScenario?.('get2');
+    const get = await withRss(pids, () => measure(servers.map((s) => s.url), [getRequest(key, ids)], o.load, pids));
+    return { processes, workers: o.workers, get };
+  } finally {
+    await Promise.all(servers.map((s) => s.server.stop()));
   }
 }

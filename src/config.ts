@@ -39,9 +39,6 @@ export interface Config {
   metricsPublic: boolean;
   demoMerchant: boolean;
   cardFingerprintKey: string;
-  leaseMs: number;
-  heartbeatMs: number;
-  readCacheSize: number;
   /** How long the method catalog is cached per merchant (at most 60 s: MCS changes reach the page within a minute). */
   catalogCacheMs: number;
   webhooks: WebhookConfig;
@@ -132,9 +129,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPublic: flag(env, 'METRICS_PUBLIC', false),
     demoMerchant,
     cardFingerprintKey: fingerprintKey(env, databaseUrl, demoMerchant),
-    leaseMs: int(env, 'LEASE_MS', 2000, 100),
-    heartbeatMs: int(env, 'HEARTBEAT_MS', 250, 10),
-    readCacheSize: int(env, 'READ_CACHE_SIZE', 20_000, 0),
     catalogCacheMs: Math.min(60_000, int(env, 'CATALOG_CACHE_MS', 30_000, 0)),
     webhooks: {
       dispatch: flag(env, 'WEBHOOK_DISPATCH', true),

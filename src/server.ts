@@ -9,6 +9,7 @@ import { splitPoolBudget } from './store/pool-budget.js';
 import { withDeadline } from './deadline.js';
 import { freePort, startEmbedded, type Embedded } from './store/embedded.js';
 import { migrate } from './store/migrate.js';
+import { PaymentReads } from './store/payment-reads.js';
 import type { KeyValue } from './store/kv.js';
 import { MemoryKeyValue } from './store/kv-memory.js';
 import { RedisKeyValue } from './store/kv-redis.js';
@@ -23,8 +24,6 @@ import { Idempotency } from './http/idempotency.js';
 import type { Services } from './http/services.js';
 import { allRoutes } from './http/routes/index.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo.js';
-import { Membership } from './membership.js';
-import { ReadCache } from './read-cache.js';
 import { WebhookDispatcher } from '../actors/webhook-dispatcher.js';
 import { startDueListener } from '../actors/webhook-wakeup.js';
 
@@ -78,12 +77,9 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     kv = new MemoryKeyValue();
   }
 
-  const membership = new Membership(db, config.leaseMs, config.heartbeatMs, log);
-  await membership.join();
-  const reads = new ReadCache(membership, config.readCacheSize);
+  const reads = new PaymentReads(db, { onError: (err, lookups) => log.error({ err, lookups }, 'grouped payment read failed') });
   const dispatcher = new Dispatcher({
     workers: config.workers, inflightLimit: config.mailboxLimit, log,
-    observe: { before: () => reads.generation, after: (p, gen) => reads.offer(p, gen) },
     deadlineMs: config.actorDeadlineMs,
     init: {
       databaseUrl, poolSize: budget.worker, hooksPoolSize: budget.hooks, dbTimeouts: config.db, appName,
@@ -94,7 +90,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const metrics = new Metrics();
   const adminToken = config.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const services: Services = {
-    config, adminToken, log, db, kv, dispatcher, metrics, reads, membership,
+    config, adminToken, log, db, kv, dispatcher, metrics, reads,
     webhooks: new WebhookDispatcher({
       db, publicBaseUrl: config.publicBaseUrl, allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs,
       leaseMs: config.webhooks.leaseMs, pollMs: config.webhooks.pollMs, maxInflight: config.webhooks.concurrency, perEndpoint: config.webhooks.perEndpoint,
@@ -136,7 +132,6 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       await step('attempt recovery', () => recovery.stop(), 0.2);
       await step('actor workers', () => dispatcher.close(), 0.6); // mailboxes drain: every accepted command finishes
       await step('listener', () => listener?.stop() ?? Promise.resolve(), 0.2);
-      await step('membership', () => membership.leave(), 0.3);
       await step('webhooks', () => services.webhooks.stop(), 0.3);
       (app as unknown as { close?: () => void }).close?.();
       await step('postgres pool', () => db.end(), 0.5);

@@ -7,8 +7,7 @@ import type { Metrics } from '../metrics.js';
 import type { Dispatcher } from '../../actors/dispatcher.js';
 import type { Authenticator } from './auth.js';
 import type { Idempotency } from './idempotency.js';
-import type { ReadCache } from '../read-cache.js';
-import type { Membership } from '../membership.js';
+import type { PaymentReads } from '../store/payment-reads.js';
 import type { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
 
 export interface Services {
@@ -21,8 +20,8 @@ export interface Services {
   auth: Authenticator;
   idempotency: Idempotency;
   metrics: Metrics;
-  reads: ReadCache;
-  membership: Membership;
+  /** Payments by id from Postgres, grouped into one statement when they arrive together. */
+  reads: PaymentReads;
   /** Main-thread dispatcher for operator-triggered first attempts (test pings, resends). */
   webhooks: WebhookDispatcher;
 }

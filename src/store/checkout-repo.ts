@@ -8,10 +8,13 @@ import { rowToPayment, type PaymentRow } from './payment-row.js';
 
 export interface PaymentWithCheckout { payment: Payment; checkout: CheckoutState }
 
+export type CheckoutRow = PaymentRow & { checkout: CheckoutState | null };
+
+export const rowToCheckout = (r: CheckoutRow): PaymentWithCheckout => ({ payment: rowToPayment(r), checkout: { ...OPEN, ...(r.checkout ?? {}) } });
+
 export async function loadCheckout(db: pg.Pool, id: string): Promise<PaymentWithCheckout | null> {
-  const res = await db.query<PaymentRow & { checkout: CheckoutState | null }>({ name: 'checkout_by_id', text: 'SELECT * FROM payments WHERE id = $1', values: [id] });
-  const r = res.rows[0];
-  return r ? { payment: rowToPayment(r), checkout: { ...OPEN, ...(r.checkout ?? {}) } } : null;
+  const res = await db.query<CheckoutRow>({ name: 'checkout_by_id', text: 'SELECT * FROM payments WHERE id = $1', values: [id] });
+  return res.rows[0] ? rowToCheckout(res.rows[0]) : null;
 }
 
 export interface SavedCardInput { customerKey: string; connector: string; token: string }

@@ -70,16 +70,13 @@ export async function findPayment(db: pg.Pool, id: string): Promise<Payment | nu
   return res.rows[0] ? rowToPayment(res.rows[0]) : null;
 }
 
-/** A payment by id, or else the latest one with that order number, within one merchant and mode. */
-export async function findPaymentForMerchant(db: pg.Pool, merchantId: string, livemode: boolean, idOrOrder: string): Promise<Payment | null> {
+/** The latest payment with this order number, within one merchant and mode. */
+export async function findPaymentByOrder(db: pg.Pool, merchantId: string, livemode: boolean, orderId: string): Promise<Payment | null> {
   const res = await db.query<PaymentRow>({
-    name: 'payment_by_id_or_order',
-    text: `(SELECT *, 0 AS rank FROM payments WHERE id = $1 AND merchant_id = $2 AND livemode = $3)
-           UNION ALL
-           (SELECT *, 1 AS rank FROM payments WHERE order_id = $1 AND merchant_id = $2 AND livemode = $3
-            ORDER BY created_at DESC, id DESC LIMIT 1)
-           ORDER BY rank LIMIT 1`,
-    values: [idOrOrder, merchantId, livemode],
+    name: 'payment_by_order',
+    text: `SELECT * FROM payments WHERE order_id = $1 AND merchant_id = $2 AND livemode = $3
+           ORDER BY created_at DESC, id DESC LIMIT 1`,
+    values: [orderId, merchantId, livemode],
   });
   return res.rows[0] ? rowToPayment(res.rows[0]) : null;
 }

@@ -27,7 +27,7 @@ async function environment(t: { teardown(fn: () => unknown): void }) {
   t.teardown(async () => { await db?.drop(); rmSync(dataDir, { recursive: true, force: true }); });
   const env: Record<string, string> = {
     ADMIN_TOKEN: 'adm', DATA_DIR: dataDir, DEMO_MERCHANT: '0', WORKERS: '2', KV_PREFIX: `cr${suffix()}:`, WEBHOOK_ALLOW_PRIVATE: '1',
-    PAYMENT_WINDOW_SECONDS: '1', EXPIRY_POLL_MS: '100', WEBHOOK_POLL_MS: '100', HEARTBEAT_MS: '100', LEASE_MS: '600',
+    PAYMENT_WINDOW_SECONDS: '1', EXPIRY_POLL_MS: '100', WEBHOOK_POLL_MS: '100',
     ...(db ? { DATABASE_URL: db.url } : {}), ...(REDIS_URL ? { REDIS_URL } : {}),
   };
   return env;

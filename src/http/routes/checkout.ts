@@ -10,7 +10,7 @@ import type { MethodCode } from '../../domain/methods.js';
 import { fail } from '../../errors.js';
 import type { SubmitAction } from '../../../actors/protocol.js';
 import { isActiveSbpMember, listSbpMembers } from '../../store/catalog-repo.js';
-import { loadCheckout, type PaymentWithCheckout } from '../../store/checkout-repo.js';
+import type { PaymentWithCheckout } from '../../store/checkout-repo.js';
 import { effectiveMethods } from '../catalog.js';
 import type { Ctx } from '../context.js';
 import { sendFailure, sendJson } from '../reply.js';
@@ -23,7 +23,7 @@ const validatePay = compile(PayRequest, PAY_FIELD_CODES);
 /** The payment behind a session id, or the 404 already sent. */
 async function sessionOf(ctx: Ctx, s: Services): Promise<PaymentWithCheckout | null> {
   const id = ctx.params[0];
-  const found = PAYMENT_ID_RE.test(id) ? await loadCheckout(s.db, id) : null;
+  const found = PAYMENT_ID_RE.test(id) ? await s.reads.checkout(id) : null;
   if (!found) { sendFailure(ctx, fail('payment_not_found', 'id')); return null; }
   return found;
 }

@@ -39,10 +39,10 @@ async function metrics(ctx: Ctx, s: Services) {
     { name: 'actor_mailbox_depth', help: 'Commands queued or running in the actor mailboxes of a shard.', samples: stats.map((st, i) => ({ labels: { shard: i }, value: st?.mailboxDepth ?? 0 })) },
     { name: 'actor_count', help: 'Live (not passivated) actors in a shard.', samples: stats.map((st, i) => ({ labels: { shard: i }, value: st?.actors ?? 0 })) },
     { name: 'worker_queue', help: 'Commands sent to a shard worker and not yet answered.', samples: inflight.map((n, i) => ({ labels: { shard: i }, value: n })) },
-    { name: 'read_cache_entries', help: 'Payments held by the main-thread read cache.', samples: [{ value: s.reads.size }] },
-    { name: 'read_cache_hits', help: 'Reads served from memory since start (counter semantics).', samples: [{ value: s.reads.hits }] },
-    { name: 'read_cache_misses', help: 'Cache look-ups that went to Postgres since start (counter semantics).', samples: [{ value: s.reads.misses }] },
-    { name: 'process_alone', help: '1 while this process is the only live writer and may serve reads from memory.', samples: [{ value: s.membership.alone() ? 1 : 0 }] },
+    { name: 'read_batches', help: 'Grouped payment reads sent to Postgres since start, one statement each (counter semantics).', samples: [{ value: s.reads.stats.loads }] },
+    { name: 'read_batch_lookups', help: 'Payment reads by id carried by those statements since start (counter semantics).', samples: [{ value: s.reads.stats.lookups }] },
+    { name: 'read_batch_failures', help: 'Grouped payment read statements that failed since start (counter semantics).', samples: [{ value: s.reads.stats.failedLoads }] },
+    { name: 'read_batch_largest', help: 'Most payment reads one statement has carried since start.', samples: [{ value: s.reads.stats.largest }] },
     { name: 'worker_alive', help: '1 when the shard worker is running.', samples: s.dispatcher.alive().map((a, i) => ({ labels: { shard: i }, value: a ? 1 : 0 })) },
   ]);
   send(ctx, 200, body, 'text/plain; version=0.0.4; charset=utf-8');

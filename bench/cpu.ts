@@ -1,0 +1,51 @@
+// CPU time of a process tree from /proc: user + system time of each process (all its threads) and
+// of its descendants, in seconds. Sampled before and after a measured run, divided by the requests
+// answered, it gives the server's CPU cost per request, independent of how busy the machine was.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+
+let ticksPerSecond = 0;
+function clockTicks(): number {
+  if (!ticksPerSecond) {
+    try { ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100; } catch { ticksPerSecond = 100; }
+  }
+  return ticksPerSecond;
+}
+
+/** utime + stime of one process in ticks (0 when it is gone). */
+function ownTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const list = readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim();
+      if (list) out.push(...list.split(' ').map(Number));
+    }
+  } catch { /* gone, or no children file */ }
+  return out;
+}
+
+/** CPU seconds used so far by the given processes and all their descendants. */
+export function treeCpuSeconds(pids: number[]): number {
+  let ticks = 0;
+  const seen = new Set<number>();
+  const todo = [...pids];
+  while (todo.length) {
+    const pid = todo.pop()!;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    ticks += ownTicks(pid);
+    todo.push(...childrenOf(pid));
+  }
+  return ticks / clockTicks();
+}

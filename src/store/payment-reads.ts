@@ -1,0 +1,58 @@
+// Reads of payments by primary key, grouped: the lookups that arrive together (one event-loop turn,
+// or while earlier reads are in flight) become one named prepared statement
+// `SELECT * FROM payments WHERE id = ANY($1)`. Every read goes to Postgres; nothing is cached.
+import type pg from 'pg';
+import { PAYMENT_ID_RE } from '../domain/ids.js';
+import type { Payment } from '../domain/payment.js';
+import { Batcher, type BatcherStats } from './batcher.js';
+import { rowToCheckout, type CheckoutRow, type PaymentWithCheckout } from './checkout-repo.js';
+import { rowToPayment } from './payment-row.js';
+
+export interface PaymentReadsOptions {
+  /** Ids per statement, at most (default 256). */
+  maxBatch?: number;
+  /** Statements in flight at once, at most (default 4: a quarter of the default pool). */
+  maxInflight?: number;
+  /** Told about every failed statement; its lookups fail with the same error. */
+  onError(err: Error, lookups: number): void;
+}
+
+/** Rows of many payments by id, in one statement. */
+export async function paymentRowsByIds(db: pg.Pool, ids: string[]): Promise<Map<string, CheckoutRow>> {
+  const res = await db.query<CheckoutRow>({ name: 'payments_by_ids', text: 'SELECT * FROM payments WHERE id = ANY($1::text[])', values: [ids] });
+  const out = new Map<string, CheckoutRow>();
+  for (const r of res.rows) out.set(r.id, r);
+  return out;
+}
+
+export class PaymentReads {
+  private readonly batcher: Batcher<string, CheckoutRow>;
+
+  constructor(db: pg.Pool, o: PaymentReadsOptions) {
+    this.batcher = new Batcher({
+      load: (ids) => paymentRowsByIds(db, ids), maxBatch: o.maxBatch ?? 256, maxInflight: o.maxInflight ?? 4, onError: o.onError,
+    });
+  }
+
+  /** A payment by id, whichever merchant owns it: the caller checks ownership and mode. */
+  async payment(id: string): Promise<Payment | null> {
+    const r = await this.row(id);
+    return r ? rowToPayment(r) : null;
+  }
+
+  /** A payment with its checkout state (the public checkout's session), by id. */
+  async checkout(id: string): Promise<PaymentWithCheckout | null> {
+    const r = await this.row(id);
+    return r ? rowToCheckout(r) : null;
+  }
+
+  /**
+   * Only a well-formed payment id joins a statement shared with other callers: a string Postgres
+   * refuses (a NUL byte) or a huge one must not fail or slow the reads it would travel with.
+   */
+  private row(id: string): Promise<CheckoutRow | null> {
+    return PAYMENT_ID_RE.test(id) ? this.batcher.get(id) : Promise.resolve(null);
+  }
+
+  get stats(): BatcherStats { return this.batcher.stats; }
+}
