@@ -2,11 +2,14 @@
 // (body limit, JSON parsing, auth, rate limit) and answers anything unknown in the envelope of
 // the API the path belongs to.
 import uWS from 'uWebSockets.js';
-import { fail, isFailure } from '../errors.js';
+import { isCleanString, parseJsonBody } from '../api/json-input.js';
+import { PAYMENT_ID_RE } from '../domain/ids.js';
+import { fail, isFailure, type ApiFailure } from '../errors.js';
+import { setBodyMemoryLimit } from './body-budget.js';
 import { createCtx, observeSent, readBody, type ApiName, type Ctx } from './context.js';
 import { sendFailure } from './reply.js';
 import { bearer, tokenMatches } from './auth.js';
-import { checkRate, rateHeaders } from './rate-limit.js';
+import { checkRate, rateHeaders, type RateDecision } from './rate-limit.js';
 import type { Route } from './route.js';
 import type { Services } from './services.js';
 
@@ -19,38 +22,124 @@ export function apiOf(path: string): ApiName {
   return 'gateway';
 }
 
-async function run(ctx: Ctx, route: Route, s: Services): Promise<void> {
+/** Public (unauthenticated) checkout endpoints and pages: small bodies, rate-limited per address and per session. */
+export const PUBLIC_PREFIXES = ['/checkout/', '/sbp/', '/pay/', '/sandbox/', '/v2/test/checkout/'];
+export const isPublicRoute = (r: Pick<Route, 'auth' | 'path'>): boolean => r.auth === 'none' && PUBLIC_PREFIXES.some((p) => r.path.startsWith(p));
+
+/** The merchant API key check and its rate limit; false when an answer (401/403/429) was sent. */
+async function merchantGate(ctx: Ctx, s: Services): Promise<boolean> {
+  const principal = await s.auth.merchantApi(ctx.headers.authorization);
+  if (isFailure(principal)) { sendFailure(ctx, principal); return false; }
+  ctx.auth = principal;
+  const limit = principal.merchant.rateLimitPerMinute ?? s.config.rateLimitPerMinute;
+  const rate = await checkRate(s.kv, principal.key.id, limit);
+  noteFailOpen(ctx, s, rate);
+  ctx.extraHeaders.push(...rateHeaders(rate));
+  if (!rate.allowed) { sendFailure(ctx, { ...fail('rate_limited'), retryAfterSeconds: rate.retryAfter }); return false; }
+  return true;
+}
+
+function noteFailOpen(ctx: Ctx, s: Services, rate: RateDecision): void {
+  if (!rate.failedOpen) return;
+  s.metrics.kvFailOpen++;
+  s.log.warn({ requestId: ctx.requestId }, 'rate limit store unreachable; request let through');
+}
+
+/** Per client address and per payment (session) id; false when the 429 was sent. */
+async function publicGate(ctx: Ctx, s: Services, client: string): Promise<boolean> {
+  const id = ctx.params[0];
+  const session = id !== undefined && PAYMENT_ID_RE.test(id) ? id : null;
+  const [byAddr, bySession] = await Promise.all([
+    checkRate(s.kv, `pub:a:${client}`, s.config.publicRateLimitPerMinute),
+    session ? checkRate(s.kv, `pub:s:${session}`, s.config.publicSessionRateLimitPerMinute) : null,
+  ]);
+  noteFailOpen(ctx, s, byAddr);
+  const denied = !byAddr.allowed ? byAddr : bySession && !bySession.allowed ? bySession : null;
+  if (!denied) return true;
+  sendFailure(ctx, { ...fail('rate_limited', null, denied === byAddr ? 'per client address' : 'per payment'), retryAfterSeconds: denied.retryAfter });
+  return false;
+}
+
+/** Path parameters and query values must be storable text: no NUL, no lone surrogate. */
+function urlProblem(ctx: Ctx): ApiFailure | null {
+  for (const p of ctx.params) if (!isCleanString(p)) return fail('url_invalid', 'path');
+  if (ctx.query === '') return null;
+  for (const [k, v] of new URLSearchParams(ctx.query)) {
+    if (!isCleanString(k) || !isCleanString(v)) return fail('url_invalid', isCleanString(k) ? k : 'query');
+  }
+  return null;
+}
+
+async function run(ctx: Ctx, route: Route, s: Services, client: string | null): Promise<void> {
+  if (ctx.malformed) return sendFailure(ctx, fail('request_malformed'));
+  const limit = client !== null ? s.config.publicBodyLimitBytes : s.config.bodyLimitBytes;
   // The body must be subscribed to synchronously; authentication runs while it arrives.
-  const bodyP = route.body ? readBody(ctx, s.config.bodyLimitBytes) : null;
+  const bodyP = route.body ? readBody(ctx, limit) : null;
   if (route.auth === 'admin') {
     if (!tokenMatches(bearer(ctx.headers.authorization), s.adminToken)) return sendFailure(ctx, fail('admin_unauthorized'));
   } else if (route.auth === 'merchant') {
-    const principal = await s.auth.merchantApi(ctx.headers.authorization);
-    if (isFailure(principal)) return sendFailure(ctx, principal);
-    ctx.auth = principal;
-    const limit = principal.merchant.rateLimitPerMinute ?? s.config.rateLimitPerMinute;
-    const rate = await checkRate(s.kv, principal.key.id, limit);
-    if (rate.failedOpen) {
-      s.metrics.kvFailOpen++;
-      s.log.warn({ requestId: ctx.requestId }, 'rate limit store unreachable; request let through');
-    }
-    ctx.extraHeaders.push(...rateHeaders(rate));
-    if (!rate.allowed) return sendFailure(ctx, { ...fail('rate_limited'), retryAfterSeconds: rate.retryAfter });
+    if (!(await merchantGate(ctx, s))) return;
+  } else if (client !== null) {
+    if (!(await publicGate(ctx, s, client))) return;
   }
+  const bad = urlProblem(ctx);
+  if (bad) return sendFailure(ctx, bad);
   let body: unknown;
   if (bodyP) {
     const raw = await bodyP;
     if (raw === 'aborted') return;
-    if (raw === 'too_large') return sendFailure(ctx, fail('body_too_large', null, `limit ${s.config.bodyLimitBytes} bytes`));
+    if (raw === 'too_large') return sendFailure(ctx, fail('body_too_large', null, `limit ${limit} bytes`));
+    if (raw === 'busy') return sendFailure(ctx, { ...fail('service_unavailable'), retryAfterSeconds: 1 });
     // Bodies are JSON whatever Content-Type says: a client that forgets the header still gets
     // the precise answer (400 json_invalid or the field's own code), not a generic 415.
-    if (raw.trim() === '') body = {};
+    if (raw.trim() === '') body = Object.create(null);
     else {
-      try { body = JSON.parse(raw); } catch { return sendFailure(ctx, fail('json_invalid')); }
+      const parsed = parseJsonBody(raw);
+      if (!parsed.ok) {
+        if (parsed.problem === 'too_deep') return sendFailure(ctx, fail('json_too_deep'));
+        if (parsed.problem === 'key_forbidden') return sendFailure(ctx, fail('parameter_unknown', parsed.param));
+        return sendFailure(ctx, fail('json_invalid'));
+      }
+      body = parsed.value;
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return sendFailure(ctx, fail('body_invalid'));
   }
   await route.handler(ctx, s, body);
+}
+
+/** The client's address for the public rate limit: the configured header of a trusted proxy, else the peer. Read synchronously. */
+function clientAddress(res: uWS.HttpResponse, req: uWS.HttpRequest, header: string): string {
+  if (header) {
+    const v = req.getHeader(header);
+    // X-Forwarded-For style lists: the address the (trusted) proxy appended last.
+    if (v) return v.split(',').pop()!.trim().slice(0, 64);
+  }
+  try { return Buffer.from(res.getRemoteAddressAsText()).toString('latin1'); } catch { return 'unknown'; }
+}
+
+function onUnhandled(ctx: Ctx, s: Services, pattern: string) {
+  return (err: Error) => {
+    const unavailable = isUnavailable(err);
+    s.log.error({ err, requestId: ctx.requestId, route: pattern }, unavailable ? 'database unreachable' : 'unhandled error in request');
+    sendFailure(ctx, unavailable ? { ...fail('service_unavailable'), retryAfterSeconds: 1 } : fail('internal_error'));
+  };
+}
+
+/**
+ * 404 and 405 under /api/: a request with a known key still gets its rate-limit headers (and is
+ * counted); without a valid key the answer stays the plain 404/405.
+ */
+async function answerUnrouted(ctx: Ctx, s: Services, failure: ApiFailure, headers: [string, string][] = []): Promise<void> {
+  if (ctx.api === 'merchant' && ctx.headers.authorization) {
+    const principal = await s.auth.merchantApi(ctx.headers.authorization);
+    if (!isFailure(principal)) {
+      const rate = await checkRate(s.kv, principal.key.id, principal.merchant.rateLimitPerMinute ?? s.config.rateLimitPerMinute);
+      noteFailOpen(ctx, s, rate);
+      ctx.extraHeaders.push(...rateHeaders(rate));
+      if (!rate.allowed) return sendFailure(ctx, { ...fail('rate_limited'), retryAfterSeconds: rate.retryAfter });
+    }
+  }
+  sendFailure(ctx, failure, headers);
 }
 
 /** Errors that mean "the database cannot be reached right now": answered 503, retryable. */
@@ -66,6 +155,7 @@ function paramCount(pattern: string): number {
 
 export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
   const app = uWS.App();
+  setBodyMemoryLimit(s.config.bodyMemoryLimitBytes);
   observeSent((ctx) => s.metrics.observe(ctx.route, ctx.method, ctx.status, (performance.now() - ctx.startedAt) / 1000));
 
   const byPath = new Map<string, Route[]>();
@@ -79,13 +169,11 @@ export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
       ctx.extraHeaders.push(['X-Request-Id', ctx.requestId]);
       const route = list.find((r) => r.method === ctx.method);
       if (!route) {
-        return sendFailure(ctx, fail('method_not_allowed'), [['Allow', list.map((r) => r.method).join(', ')]]);
+        answerUnrouted(ctx, s, fail('method_not_allowed'), [['Allow', list.map((r) => r.method).join(', ')]]).catch(onUnhandled(ctx, s, pattern));
+        return;
       }
-      run(ctx, route, s).catch((err: Error) => {
-        const unavailable = isUnavailable(err);
-        s.log.error({ err, requestId: ctx.requestId, route: pattern }, unavailable ? 'database unreachable' : 'unhandled error in request');
-        sendFailure(ctx, unavailable ? { ...fail('service_unavailable'), retryAfterSeconds: 1 } : fail('internal_error'));
-      });
+      const client = isPublicRoute(route) ? clientAddress(res, req, s.config.clientIpHeader) : null;
+      run(ctx, route, s, client).catch(onUnhandled(ctx, s, pattern));
     });
   }
 
@@ -93,7 +181,8 @@ export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
     const path = req.getUrl();
     const ctx = createCtx(res, req, apiOf(path), 'unmatched', 0);
     ctx.extraHeaders.push(['X-Request-Id', ctx.requestId]);
-    sendFailure(ctx, fail('route_not_found', null, `${ctx.method} ${path.slice(0, 200)}`));
+    const shown = path.slice(0, 200).replace(/[\u0000-\u001f]/g, '?');
+    answerUnrouted(ctx, s, fail('route_not_found', null, `${ctx.method} ${shown}`)).catch(onUnhandled(ctx, s, 'unmatched'));
   });
   return app;
 }

@@ -2,6 +2,7 @@
 import { buildOpenApi } from '../../api/openapi.js';
 import { fail } from '../../errors.js';
 import { bearer, tokenMatches } from '../auth.js';
+import { bodyBudget } from '../body-budget.js';
 import { send, type Ctx } from '../context.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
@@ -43,6 +44,8 @@ async function metrics(ctx: Ctx, s: Services) {
     { name: 'read_cache_hits', help: 'Reads served from memory since start (counter semantics).', samples: [{ value: s.reads.hits }] },
     { name: 'read_cache_misses', help: 'Cache look-ups that went to Postgres since start (counter semantics).', samples: [{ value: s.reads.misses }] },
     { name: 'process_alone', help: '1 while this process is the only live writer and may serve reads from memory.', samples: [{ value: s.membership.alone() ? 1 : 0 }] },
+    { name: 'http_body_bytes_buffered', help: 'Bytes reserved by request bodies being received (limit BODY_MEMORY_LIMIT_BYTES).', samples: [{ value: bodyBudget.inUse }] },
+    { name: 'http_body_refused', help: 'Bodies refused since start (counter semantics): too_large over the route limit, busy over the memory budget.', samples: [{ labels: { reason: 'too_large' }, value: bodyBudget.refusedTooLarge }, { labels: { reason: 'busy' }, value: bodyBudget.refusedBusy }] },
     { name: 'worker_alive', help: '1 when the shard worker is running.', samples: s.dispatcher.alive().map((a, i) => ({ labels: { shard: i }, value: a ? 1 : 0 })) },
   ]);
   send(ctx, 200, body, 'text/plain; version=0.0.4; charset=utf-8');
