@@ -23,7 +23,7 @@ export function apiOf(path: string): ApiName {
 }
 
 /** Public (unauthenticated) checkout endpoints and pages: small bodies, rate-limited per address and per session. */
-export const PUBLIC_PREFIXES = ['/checkout/', '/sbp/', '/pay/', '/sandbox/', '/v2/test/checkout/'];
+export const PUBLIC_PREFIXES = ['/checkout/', '/sbp/', '/pay/', '/sandbox/'];
 export const isPublicRoute = (r: Pick<Route, 'auth' | 'path'>): boolean => r.auth === 'none' && PUBLIC_PREFIXES.some((p) => r.path.startsWith(p));
 
 /** The merchant API key check and its rate limit; false when an answer (401/403/429) was sent. */
@@ -130,6 +130,7 @@ function onUnhandled(ctx: Ctx, s: Services, pattern: string) {
  * counted); without a valid key the answer stays the plain 404/405.
  */
 async function answerUnrouted(ctx: Ctx, s: Services, failure: ApiFailure, headers: [string, string][] = []): Promise<void> {
+  if (ctx.malformed) return sendFailure(ctx, fail('request_malformed'));
   if (ctx.api === 'merchant' && ctx.headers.authorization) {
     const principal = await s.auth.merchantApi(ctx.headers.authorization);
     if (!isFailure(principal)) {
