@@ -28,6 +28,8 @@ export interface Ctx {
   auth: unknown;
   /** The framing is ambiguous (Content-Length repeated): answered 400 and the connection closed. */
   malformed: boolean;
+  /** Close the connection after the answer (a refused body that would not end). */
+  closeConnection?: boolean;
 }
 
 /** Request headers the engine reads; copied eagerly because uWS's request dies at the first await. */
@@ -106,7 +108,7 @@ export function send(ctx: Ctx, status: number, body: string, contentType: string
   ctx.status = status;
   if (!ctx.aborted) {
     active--;
-    close ||= closeAfterAnswer;
+    close ||= closeAfterAnswer || ctx.closeConnection === true;
     ctx.res.cork(() => {
       ctx.res.writeStatus(STATUS_TEXT[status] ?? String(status));
       ctx.res.writeHeader('Content-Type', contentType);
@@ -123,34 +125,66 @@ export function send(ctx: Ctx, status: number, body: string, contentType: string
 export const sendJson = (ctx: Ctx, status: number, value: unknown, headers: [string, string][] = []): void =>
   send(ctx, status, typeof value === 'string' ? value : JSON.stringify(value), 'application/json; charset=utf-8', headers);
 
+/** A refused body is drained (read and dropped) for at most this long / this many bytes before the answer goes out. */
+export const DRAIN_MAX_MS = 2000;
+export const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
+
+export type BodyResult = string | 'too_large' | 'busy' | 'aborted';
+
 /**
- * Reads the whole body up to `limit` bytes: 'too_large' as soon as it is exceeded (or declared
- * larger), 'busy' when the process-wide body memory budget is spent. Either way nothing more is
- * copied; uWS discards the rest of the body, so the answer can be read by a client still sending
- * (Node's http client, Expect: 100-continue) and the connection stays well framed.
+ * Reads the whole body up to `limit` bytes. Past the limit (or declared past it) the result is
+ * 'too_large'; when the process-wide body memory budget is spent, 'busy'. A refused body is not
+ * kept: it is drained (read and dropped) until it ends, and only then does the caller answer, so a
+ * client still sending (Node's http client, Expect: 100-continue, which uWS always answers with
+ * 100 Continue) reads the answer instead of a reset (uWS resets a connection answered while a
+ * large part of its body is unread). A body that does not end within DRAIN_MAX_MS / DRAIN_MAX_BYTES
+ * is answered anyway and its connection closed.
  */
-export function readBody(ctx: Ctx, limit: number): Promise<string | 'too_large' | 'busy' | 'aborted'> {
+export function readBody(ctx: Ctx, limit: number): Promise<BodyResult> {
   const declared = Number(ctx.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) { bodyBudget.refusedTooLarge++; return Promise.resolve('too_large'); }
-  let reserved = Number.isFinite(declared) ? declared : 0;
-  if (!bodyBudget.reserve(reserved)) return Promise.resolve('busy');
+  let refused: 'too_large' | 'busy' | null = null;
+  let reserved = 0;
+  if (Number.isFinite(declared) && declared > limit) refused = 'too_large';
+  else if (Number.isFinite(declared)) {
+    if (bodyBudget.reserve(declared)) reserved = declared;
+    else refused = 'busy';
+  }
+  if (refused === 'too_large') bodyBudget.refusedTooLarge++;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let drained = 0;
     let finished = false;
-    const finish = (v: string | 'too_large' | 'busy' | 'aborted') => {
+    let timer: NodeJS.Timeout | null = null;
+    const finish = (v: BodyResult) => {
+      if (finished) return;
       finished = true;
+      if (timer) clearTimeout(timer);
       bodyBudget.release(reserved);
       reserved = 0;
       chunks.length = 0;
       resolve(v);
     };
+    const refuse = (why: 'too_large' | 'busy') => {
+      refused = why;
+      bodyBudget.release(reserved);
+      reserved = 0;
+      chunks.length = 0;
+      timer = setTimeout(() => { ctx.closeConnection = true; finish(why); }, DRAIN_MAX_MS);
+    };
+    if (refused) refuse(refused);
     ctx.res.onData((ab, isLast) => {
       if (finished) return;
+      if (refused) {
+        drained += ab.byteLength;
+        if (isLast) finish(refused);
+        else if (drained > DRAIN_MAX_BYTES) { ctx.closeConnection = true; finish(refused); }
+        return;
+      }
       size += ab.byteLength;
-      if (size > limit) { bodyBudget.refusedTooLarge++; return finish('too_large'); }
+      if (size > limit) { bodyBudget.refusedTooLarge++; refuse('too_large'); if (isLast) finish('too_large'); return; }
       if (size > reserved) {
-        if (!bodyBudget.reserve(size - reserved)) return finish('busy');
+        if (!bodyBudget.reserve(size - reserved)) { refuse('busy'); if (isLast) finish('busy'); return; }
         reserved = size;
       }
       // uWS reuses the chunk's memory after this callback returns: copy it.
@@ -160,6 +194,6 @@ export function readBody(ctx: Ctx, limit: number): Promise<string | 'too_large' 
         finish(text);
       }
     });
-    ctx.res.onAborted(() => { markAborted(ctx); if (!finished) finish('aborted'); });
+    ctx.res.onAborted(() => { markAborted(ctx); finish('aborted'); });
   });
 }
