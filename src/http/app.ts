@@ -73,8 +73,11 @@ function urlProblem(ctx: Ctx): ApiFailure | null {
 async function run(ctx: Ctx, route: Route, s: Services, client: string | null): Promise<void> {
   if (ctx.malformed) return sendFailure(ctx, fail('request_malformed'));
   const limit = client !== null ? s.config.publicBodyLimitBytes : s.config.bodyLimitBytes;
-  // The body must be subscribed to synchronously; authentication runs while it arrives.
+  // The body must be subscribed to synchronously; authentication runs while it arrives. Public
+  // routes that read their own (form) bodies get theirs read here too, since the rate limit is
+  // awaited before their handler runs; the handler's readBody shares this read.
   const bodyP = route.body ? readBody(ctx, limit) : null;
+  if (!bodyP && client !== null && route.method !== 'GET') void readBody(ctx, limit);
   if (route.auth === 'admin') {
     if (!tokenMatches(bearer(ctx.headers.authorization), s.adminToken)) return sendFailure(ctx, fail('admin_unauthorized'));
   } else if (route.auth === 'merchant') {

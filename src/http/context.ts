@@ -30,6 +30,8 @@ export interface Ctx {
   malformed: boolean;
   /** Close the connection after the answer (a refused body that would not end). */
   closeConnection?: boolean;
+  /** The body, once a read has started (uWS delivers it once; later readers share this read). */
+  bodyRead?: Promise<BodyResult>;
 }
 
 /** Request headers the engine reads; copied eagerly because uWS's request dies at the first await. */
@@ -141,6 +143,14 @@ export type BodyResult = string | 'too_large' | 'busy' | 'aborted';
  * is answered anyway and its connection closed.
  */
 export function readBody(ctx: Ctx, limit: number): Promise<BodyResult> {
+  // The pipeline may have started the read already (public routes are rate-limited before their
+  // handler runs, and uWS hands the body out only to a reader subscribed at once): share it.
+  if (ctx.bodyRead) return ctx.bodyRead.then((v) => (typeof v === 'string' && Buffer.byteLength(v) > limit ? 'too_large' : v));
+  ctx.bodyRead = startRead(ctx, limit);
+  return ctx.bodyRead;
+}
+
+function startRead(ctx: Ctx, limit: number): Promise<BodyResult> {
   const declared = Number(ctx.headers['content-length']);
   let refused: 'too_large' | 'busy' | null = null;
   let reserved = 0;
