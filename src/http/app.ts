@@ -8,7 +8,7 @@ import { fail, isFailure, type ApiFailure } from '../errors.js';
 import { setBodyMemoryLimit } from './body-budget.js';
 import { createCtx, observeSent, readBody, type ApiName, type Ctx } from './context.js';
 import { sendFailure } from './reply.js';
-import { bearer, tokenMatches } from './auth.js';
+import { bearer, tokenMatches, type Principal } from './auth.js';
 import { checkRate, rateHeaders, type RateDecision } from './rate-limit.js';
 import type { Route } from './route.js';
 import type { Services } from './services.js';
@@ -31,8 +31,12 @@ async function merchantGate(ctx: Ctx, s: Services): Promise<boolean> {
   const principal = await s.auth.merchantApi(ctx.headers.authorization);
   if (isFailure(principal)) { sendFailure(ctx, principal); return false; }
   ctx.auth = principal;
-  const limit = principal.merchant.rateLimitPerMinute ?? s.config.rateLimitPerMinute;
-  const rate = await checkRate(s.kv, principal.key.id, limit);
+  return countKey(ctx, s, principal);
+}
+
+/** Counts a request against its key's limit and adds the X-RateLimit-* headers; false when the 429 was sent. */
+async function countKey(ctx: Ctx, s: Services, principal: Principal): Promise<boolean> {
+  const rate = await checkRate(s.kv, principal.key.id, principal.merchant.rateLimitPerMinute ?? s.config.rateLimitPerMinute);
   noteFailOpen(ctx, s, rate);
   ctx.extraHeaders.push(...rateHeaders(rate));
   if (!rate.allowed) { sendFailure(ctx, { ...fail('rate_limited'), retryAfterSeconds: rate.retryAfter }); return false; }
@@ -136,12 +140,7 @@ async function answerUnrouted(ctx: Ctx, s: Services, failure: ApiFailure, header
   if (ctx.malformed) return sendFailure(ctx, fail('request_malformed'));
   if (ctx.api === 'merchant' && ctx.headers.authorization) {
     const principal = await s.auth.merchantApi(ctx.headers.authorization);
-    if (!isFailure(principal)) {
-      const rate = await checkRate(s.kv, principal.key.id, principal.merchant.rateLimitPerMinute ?? s.config.rateLimitPerMinute);
-      noteFailOpen(ctx, s, rate);
-      ctx.extraHeaders.push(...rateHeaders(rate));
-      if (!rate.allowed) return sendFailure(ctx, { ...fail('rate_limited'), retryAfterSeconds: rate.retryAfter });
-    }
+    if (!isFailure(principal) && !(await countKey(ctx, s, principal))) return;
   }
   sendFailure(ctx, failure, headers);
 }
@@ -185,8 +184,7 @@ export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
     const path = req.getUrl();
     const ctx = createCtx(res, req, apiOf(path), 'unmatched', 0);
     ctx.extraHeaders.push(['X-Request-Id', ctx.requestId]);
-    const shown = path.slice(0, 200).replace(/[\u0000-\u001f]/g, '?');
-    answerUnrouted(ctx, s, fail('route_not_found', null, `${ctx.method} ${shown}`)).catch(onUnhandled(ctx, s, 'unmatched'));
+    answerUnrouted(ctx, s, fail('route_not_found', null, `${ctx.method} ${path.slice(0, 200)}`)).catch(onUnhandled(ctx, s, 'unmatched'));
   });
   return app;
 }
