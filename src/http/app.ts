@@ -6,7 +6,7 @@ import { isCleanString, parseJsonBody } from '../api/json-input.js';
 import { PAYMENT_ID_RE } from '../domain/ids.js';
 import { fail, isFailure, type ApiFailure } from '../errors.js';
 import { setBodyMemoryLimit } from './body-budget.js';
-import { createCtx, observeSent, readBody, type ApiName, type Ctx } from './context.js';
+import { createCtx, drainBody, observeSent, readBody, type ApiName, type Ctx } from './context.js';
 import { sendFailure } from './reply.js';
 import { bearer, tokenMatches, type Principal } from './auth.js';
 import { checkRate, rateHeaders, type RateDecision } from './rate-limit.js';
@@ -26,21 +26,20 @@ export function apiOf(path: string): ApiName {
 export const PUBLIC_PREFIXES = ['/checkout/', '/sbp/', '/pay/', '/sandbox/'];
 export const isPublicRoute = (r: Pick<Route, 'auth' | 'path'>): boolean => r.auth === 'none' && PUBLIC_PREFIXES.some((p) => r.path.startsWith(p));
 
-/** The merchant API key check and its rate limit; false when an answer (401/403/429) was sent. */
-async function merchantGate(ctx: Ctx, s: Services): Promise<boolean> {
+/** The merchant API key check and its rate limit: the refusal (401/403/429) or null. */
+async function merchantGate(ctx: Ctx, s: Services): Promise<ApiFailure | null> {
   const principal = await s.auth.merchantApi(ctx.headers.authorization);
-  if (isFailure(principal)) { sendFailure(ctx, principal); return false; }
+  if (isFailure(principal)) return principal;
   ctx.auth = principal;
   return countKey(ctx, s, principal);
 }
 
-/** Counts a request against its key's limit and adds the X-RateLimit-* headers; false when the 429 was sent. */
-async function countKey(ctx: Ctx, s: Services, principal: Principal): Promise<boolean> {
+/** Counts a request against its key's limit and adds the X-RateLimit-* headers; the 429 refusal or null. */
+async function countKey(ctx: Ctx, s: Services, principal: Principal): Promise<ApiFailure | null> {
   const rate = await checkRate(s.kv, principal.key.id, principal.merchant.rateLimitPerMinute ?? s.config.rateLimitPerMinute);
   noteFailOpen(ctx, s, rate);
   ctx.extraHeaders.push(...rateHeaders(rate));
-  if (!rate.allowed) { sendFailure(ctx, { ...fail('rate_limited'), retryAfterSeconds: rate.retryAfter }); return false; }
-  return true;
+  return rate.allowed ? null : { ...fail('rate_limited'), retryAfterSeconds: rate.retryAfter };
 }
 
 function noteFailOpen(ctx: Ctx, s: Services, rate: RateDecision): void {
@@ -49,8 +48,8 @@ function noteFailOpen(ctx: Ctx, s: Services, rate: RateDecision): void {
   s.log.warn({ requestId: ctx.requestId }, 'rate limit store unreachable; request let through');
 }
 
-/** Per client address and per payment (session) id; false when the 429 was sent. */
-async function publicGate(ctx: Ctx, s: Services, client: string): Promise<boolean> {
+/** Per client address and per payment (session) id: the 429 refusal or null. */
+async function publicGate(ctx: Ctx, s: Services, client: string): Promise<ApiFailure | null> {
   const id = ctx.params[0];
   const session = id !== undefined && PAYMENT_ID_RE.test(id) ? id : null;
   const [byAddr, bySession] = await Promise.all([
@@ -59,9 +58,8 @@ async function publicGate(ctx: Ctx, s: Services, client: string): Promise<boolea
   ]);
   noteFailOpen(ctx, s, byAddr);
   const denied = !byAddr.allowed ? byAddr : bySession && !bySession.allowed ? bySession : null;
-  if (!denied) return true;
-  sendFailure(ctx, { ...fail('rate_limited', null, denied === byAddr ? 'per client address' : 'per payment'), retryAfterSeconds: denied.retryAfter });
-  return false;
+  if (!denied) return null;
+  return { ...fail('rate_limited', null, denied === byAddr ? 'per client address' : 'per payment'), retryAfterSeconds: denied.retryAfter };
 }
 
 /** Path parameters and query values must be storable text: no NUL, no lone surrogate. */
@@ -82,19 +80,24 @@ async function run(ctx: Ctx, route: Route, s: Services, client: string | null): 
   // awaited before their handler runs; the handler's readBody shares this read.
   const bodyP = route.body ? readBody(ctx, limit) : null;
   if (!bodyP && client !== null && route.method !== 'GET') void readBody(ctx, limit);
+  let refusal: ApiFailure | null = null;
   if (route.auth === 'admin') {
-    if (!tokenMatches(bearer(ctx.headers.authorization), s.adminToken)) return sendFailure(ctx, fail('admin_unauthorized'));
+    if (!tokenMatches(bearer(ctx.headers.authorization), s.adminToken)) refusal = fail('admin_unauthorized');
   } else if (route.auth === 'merchant') {
-    if (!(await merchantGate(ctx, s))) return;
+    refusal = await merchantGate(ctx, s);
   } else if (client !== null) {
-    if (!(await publicGate(ctx, s, client))) return;
+    refusal = await publicGate(ctx, s, client);
   }
-  const bad = urlProblem(ctx);
-  if (bad) return sendFailure(ctx, bad);
+  refusal ??= urlProblem(ctx);
+  if (refusal) {
+    // Answered without the body: drain it first, so that a client still sending reads the answer.
+    if (ctx.bodyRead) { ctx.discardBody?.(); await ctx.bodyRead; }
+    return sendFailure(ctx, refusal);
+  }
   let body: unknown;
   if (bodyP) {
     const raw = await bodyP;
-    if (raw === 'aborted') return;
+    if (raw === 'aborted' || raw === 'discarded') return;
     if (raw === 'too_large') return sendFailure(ctx, fail('body_too_large', null, `limit ${limit} bytes`));
     if (raw === 'busy') return sendFailure(ctx, { ...fail('service_unavailable'), retryAfterSeconds: 1 });
     // Bodies are JSON whatever Content-Type says: a client that forgets the header still gets
@@ -133,16 +136,19 @@ function onUnhandled(ctx: Ctx, s: Services, pattern: string) {
 }
 
 /**
- * 404 and 405 under /api/: a request with a known key still gets its rate-limit headers (and is
- * counted); without a valid key the answer stays the plain 404/405.
+ * 404 and 405. Under /api/ a request with a known key still gets its rate-limit headers (and is
+ * counted); without a valid key the answer stays the plain 404/405. A body is drained first.
  */
 async function answerUnrouted(ctx: Ctx, s: Services, failure: ApiFailure, headers: [string, string][] = []): Promise<void> {
   if (ctx.malformed) return sendFailure(ctx, fail('request_malformed'));
+  const drained = drainBody(ctx); // synchronously, before the first await
+  let refusal: ApiFailure | null = null;
   if (ctx.api === 'merchant' && ctx.headers.authorization) {
     const principal = await s.auth.merchantApi(ctx.headers.authorization);
-    if (!isFailure(principal) && !(await countKey(ctx, s, principal))) return;
+    if (!isFailure(principal)) refusal = await countKey(ctx, s, principal);
   }
-  sendFailure(ctx, failure, headers);
+  await drained;
+  sendFailure(ctx, refusal ?? failure, refusal ? [] : headers);
 }
 
 /** Errors that mean "the database cannot be reached right now": answered 503, retryable. */

@@ -32,10 +32,12 @@ export interface Ctx {
   closeConnection?: boolean;
   /** The body, once a read has started (uWS delivers it once; later readers share this read). */
   bodyRead?: Promise<BodyResult>;
+  /** Turns a read in progress into a drain: nothing more is kept, the read resolves 'discarded' when the body ends. */
+  discardBody?: () => void;
 }
 
 /** Request headers the engine reads; copied eagerly because uWS's request dies at the first await. */
-const HEADERS = ['authorization', 'idempotency-key', 'accept-language', 'content-type', 'content-length', 'x-api-key', 'user-agent'];
+const HEADERS = ['authorization', 'idempotency-key', 'accept-language', 'content-type', 'content-length', 'transfer-encoding', 'x-api-key', 'user-agent'];
 
 export function createCtx(res: HttpResponse, req: HttpRequest, api: ApiName, route: string, paramCount: number): Ctx {
   const headers: Record<string, string> = {};
@@ -131,7 +133,7 @@ export const sendJson = (ctx: Ctx, status: number, value: unknown, headers: [str
 export const DRAIN_MAX_MS = 2000;
 export const DRAIN_MAX_BYTES = 16 * 1024 * 1024;
 
-export type BodyResult = string | 'too_large' | 'busy' | 'aborted';
+export type BodyResult = string | 'too_large' | 'busy' | 'discarded' | 'aborted';
 
 /**
  * Reads the whole body up to `limit` bytes. Past the limit (or declared past it) the result is
@@ -150,9 +152,25 @@ export function readBody(ctx: Ctx, limit: number): Promise<BodyResult> {
   return ctx.bodyRead;
 }
 
+/** Whether the request announces a body (a non-zero Content-Length, or Transfer-Encoding). */
+export const hasBody = (ctx: Ctx): boolean =>
+  ctx.headers['transfer-encoding'] !== undefined || (ctx.headers['content-length'] !== undefined && ctx.headers['content-length'] !== '0');
+
+/**
+ * Drains a body that will not be used (an answer decided before it was read): read and dropped,
+ * resolved when it ends (at most DRAIN_MAX_MS / DRAIN_MAX_BYTES), so that the answer sent after it
+ * reaches a client still sending. Must be called synchronously in the request handler.
+ */
+export async function drainBody(ctx: Ctx): Promise<void> {
+  if (!hasBody(ctx)) return;
+  ctx.bodyRead ??= startRead(ctx, Number.POSITIVE_INFINITY);
+  ctx.discardBody?.();
+  await ctx.bodyRead;
+}
+
 function startRead(ctx: Ctx, limit: number): Promise<BodyResult> {
   const declared = Number(ctx.headers['content-length']);
-  let refused: 'too_large' | 'busy' | null = null;
+  let refused: 'too_large' | 'busy' | 'discarded' | null = null;
   let reserved = 0;
   if (Number.isFinite(declared) && declared > limit) refused = 'too_large';
   else if (Number.isFinite(declared)) {
@@ -175,7 +193,7 @@ function startRead(ctx: Ctx, limit: number): Promise<BodyResult> {
       chunks.length = 0;
       resolve(v);
     };
-    const refuse = (why: 'too_large' | 'busy') => {
+    const refuse = (why: 'too_large' | 'busy' | 'discarded') => {
       refused = why;
       bodyBudget.release(reserved);
       reserved = 0;
@@ -183,6 +201,7 @@ function startRead(ctx: Ctx, limit: number): Promise<BodyResult> {
       timer = setTimeout(() => { ctx.closeConnection = true; finish(why); }, DRAIN_MAX_MS);
     };
     if (refused) refuse(refused);
+    ctx.discardBody = () => { if (!finished && !refused) refuse('discarded'); };
     ctx.res.onData((ab, isLast) => {
       if (finished) return;
       if (refused) {

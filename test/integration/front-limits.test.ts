@@ -67,6 +67,20 @@ t.test('a body over the limit: Node\'s http client reads the 413, with and witho
   t.equal(after.status, 201, 'the server serves on');
 });
 
+t.test('answers decided before the body is read (401, 404, 405) also reach a client still sending it', async (t) => {
+  const cases: [string, string | undefined, number][] = [
+    ['/api/v2/payments', 'svc_test_wrong', 401],
+    ['/api/v2/no-such-thing', m.key, 404],
+    ['/api/v2/ping', m.key, 405],
+    ['/internal/merchants', 'not-the-admin-token', 401],
+  ];
+  for (const [path, key, status] of cases) {
+    const r = await nodePost(path, 2 * 1024 * 1024, { key });
+    t.same(r.errors, [], `${path}: no client error`);
+    t.equal(r.status, status, path);
+  }
+});
+
 t.test('every /api/v2 answer to a known key carries the rate-limit headers, 404 and 405 included', async (t) => {
   const mm = await s.merchant({ rate_limit_per_minute: 3 });
   const a = await s.request('GET', '/api/v2/no-such-thing', { key: mm.key });
