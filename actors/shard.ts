@@ -3,7 +3,7 @@
 // returns only when told to drain. The handlers are given (worker.ts gives the engine's; tests give
 // tiny fixture ones).
 import type { MessagePort } from 'node:worker_threads';
-import { createPool, rolledBack } from '../src/store/db.js';
+import { createPool, neverSent, rolledBack } from '../src/store/db.js';
 import { fail } from '../src/errors.js';
 import { createLogger } from '../src/log.js';
 import { createConnectors } from '../src/connectors/index.js';
@@ -63,11 +63,13 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
           try {
             reply = await execute(ctx, cmd);
           } catch (err) {
-            // Thrown past the handler: whether the change committed is not known here (a broken
-            // connection, a timeout). The client retries; version checks and idempotency keys make
-            // the retry safe, and recovery settles any open connector attempt.
-            log.error({ err, kind: cmd.kind, id: cmd.id }, 'command failed with an exception');
-            reply = { ok: false, failure: { ...fail('outcome_unknown'), retryAfterSeconds: 1 } };
+            // Thrown past the handler. When the statement surely did not commit (no connection could
+            // be made, or Postgres refused it), the answer is a plain 503; otherwise (a connection
+            // broken mid-statement, a timeout) whether the change committed is not known here: the
+            // client retries, and version checks, idempotency keys and recovery make that safe.
+            const known = neverSent(err) || rolledBack(err);
+            log.error({ err, kind: cmd.kind, id: cmd.id }, known ? 'command failed before anything committed' : 'command failed with an unknown outcome');
+            reply = { ok: false, failure: { ...fail(known ? 'service_unavailable' : 'outcome_unknown'), retryAfterSeconds: 1 } };
           }
           processed++;
           send({ t: 'reply', rid, reply });

@@ -13,6 +13,15 @@ export interface Config {
   workers: number;
   adminToken: string | null;
   bodyLimitBytes: number;
+  /** Body limit of the public (unauthenticated) checkout endpoints and pages. */
+  publicBodyLimitBytes: number;
+  /** Total bytes of request bodies being received at once, over all requests; past it 503. */
+  bodyMemoryLimitBytes: number;
+  /** Public endpoints and pages: requests per minute per client address, and per payment (session) id. */
+  publicRateLimitPerMinute: number;
+  publicSessionRateLimitPerMinute: number;
+  /** Request header holding the client address (set by a trusted load balancer); empty: the peer address. */
+  clientIpHeader: string;
   paymentWindowSeconds: number;
   expiryPollMs: number;
   rateLimitPerMinute: number;
@@ -106,6 +115,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: int(env, 'WORKERS', Math.max(1, os.availableParallelism?.() ?? os.cpus().length), 1),
     adminToken: env.ADMIN_TOKEN || null,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1),
+    publicBodyLimitBytes: int(env, 'PUBLIC_BODY_LIMIT_BYTES', 16 * 1024, 1),
+    bodyMemoryLimitBytes: int(env, 'BODY_MEMORY_LIMIT_BYTES', 64 * 1024 * 1024, 1),
+    publicRateLimitPerMinute: int(env, 'PUBLIC_RATE_LIMIT_PER_MINUTE', 600, 1),
+    publicSessionRateLimitPerMinute: int(env, 'PUBLIC_SESSION_RATE_LIMIT_PER_MINUTE', 120, 1),
+    clientIpHeader: (env.CLIENT_IP_HEADER ?? '').trim().toLowerCase(),
     paymentWindowSeconds: int(env, 'PAYMENT_WINDOW_SECONDS', 1800, 1),
     expiryPollMs: int(env, 'EXPIRY_POLL_MS', 1000, 10),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1),

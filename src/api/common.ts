@@ -3,8 +3,10 @@ import { Type } from '@sinclair/typebox';
 import './formats.js';
 
 export const Currency = Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217 code; case-insensitive on input, upper case on output' });
-export const Metadata = Type.Record(Type.String({ minLength: 1, maxLength: 40 }), Type.String({ maxLength: 500 }), {
-  maxProperties: 20, description: 'String values only; at most 20 keys and 4 KB in total',
+// The key pattern is what TypeBox enforces on record keys (with additionalProperties: false);
+// minLength/maxLength on a record's key schema are not checked.
+export const Metadata = Type.Record(Type.String({ pattern: '^[\\s\\S]{1,40}$' }), Type.String({ maxLength: 500 }), {
+  maxProperties: 20, additionalProperties: false, description: 'String values only; at most 20 keys and 4 KB in total',
 });
 export const Locale = Type.Union([Type.Literal('az'), Type.Literal('ru'), Type.Literal('en')]);
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339, UTC' });

@@ -4,16 +4,21 @@ import type { TSchema, Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import { fail, type ApiFailure, type ErrorCode } from '../errors.js';
+import { findBadInput } from './json-input.js';
 import './formats.js';
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; failure: ApiFailure };
 
 const toParam = (path: string): string => path.replace(/^\//, '').split('/').join('.');
 
-/** Drops null-valued keys (null means "not given") from an object and its nested objects. */
+/**
+ * Drops null-valued keys (null means "not given") from an object and its nested objects. The copy
+ * has a null prototype, so no key (not even __proto__) can reach one. Recursion is bounded by the
+ * body depth limit (json-input.ts).
+ */
 export function dropNulls(v: unknown): unknown {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return v;
-  const out: Record<string, unknown> = {};
+  const out = Object.create(null) as Record<string, unknown>;
   for (const [k, x] of Object.entries(v)) if (x !== null) out[k] = dropNulls(x);
   return out;
 }
@@ -21,15 +26,26 @@ export function dropNulls(v: unknown): unknown {
 export function compile<S extends TSchema>(schema: S, fieldCodes: Record<string, ErrorCode>) {
   const checker = TypeCompiler.Compile(schema);
   return (input: unknown): Validated<Static<S>> => {
+    // Every string, key or value, at any depth, before the schema: NUL and lone surrogates are
+    // refused with the field's own code; prototype keys as unknown parameters.
+    const bad = findBadInput(input);
+    if (bad) {
+      if (bad.kind === 'key_forbidden') return { ok: false, failure: fail('parameter_unknown', bad.param) };
+      return { ok: false, failure: fail(fieldCodes[bad.top] ?? 'parameter_invalid', bad.param, 'NUL and unpaired surrogate characters are not allowed') };
+    }
     if (checker.Check(input)) return { ok: true, value: input as Static<S> };
     const first = checker.Errors(input).First();
     if (!first) return { ok: false, failure: fail('parameter_invalid') };
     const param = toParam(first.path);
     // TypeBox reports an extra property at its own path, so the param names it exactly.
-    if (first.type === ValueErrorType.ObjectAdditionalProperties) return { ok: false, failure: fail('parameter_unknown', param) };
+    // A key refused by a record's key pattern (metadata keys) is the field's own error, not an unknown parameter.
+    const top = param.split('.')[0];
+    if (first.type === ValueErrorType.ObjectAdditionalProperties) {
+      if ((first.schema as { patternProperties?: unknown }).patternProperties && fieldCodes[top]) return { ok: false, failure: fail(fieldCodes[top], param) };
+      return { ok: false, failure: fail('parameter_unknown', param) };
+    }
     if (first.type === ValueErrorType.ObjectRequiredProperty) return { ok: false, failure: fail('parameter_missing', param) };
     if (first.type === ValueErrorType.Object && param === '') return { ok: false, failure: fail('body_invalid') };
-    const top = param.split('.')[0];
     return { ok: false, failure: fail(fieldCodes[top] ?? 'parameter_invalid', param) };
   };
 }

@@ -2,12 +2,15 @@
 // (body limit, JSON parsing, auth, rate limit) and answers anything unknown in the envelope of
 // the API the path belongs to.
 import uWS from 'uWebSockets.js';
-import { fail, isFailure } from '../errors.js';
+import { isCleanString, parseJsonBody } from '../api/json-input.js';
+import { PAYMENT_ID_RE } from '../domain/ids.js';
+import { fail, isFailure, type ApiFailure } from '../errors.js';
 import { isDatabaseUnavailable } from '../store/db.js';
-import { createCtx, observeSent, readBody, type ApiName, type Ctx } from './context.js';
+import { setBodyMemoryLimit } from './body-budget.js';
+import { createCtx, drainBody, observeSent, readBody, type ApiName, type Ctx } from './context.js';
 import { sendFailure } from './reply.js';
-import { bearer, tokenMatches } from './auth.js';
-import { checkRate, rateHeaders } from './rate-limit.js';
+import { bearer, tokenMatches, type Principal } from './auth.js';
+import { checkRate, rateHeaders, type RateDecision } from './rate-limit.js';
 import type { Route } from './route.js';
 import type { Services } from './services.js';
 
@@ -20,38 +23,133 @@ export function apiOf(path: string): ApiName {
   return 'gateway';
 }
 
-async function run(ctx: Ctx, route: Route, s: Services): Promise<void> {
-  // The body must be subscribed to synchronously; authentication runs while it arrives.
-  const bodyP = route.body ? readBody(ctx, s.config.bodyLimitBytes) : null;
+/** Public (unauthenticated) checkout endpoints and pages: small bodies, rate-limited per address and per session. */
+export const PUBLIC_PREFIXES = ['/checkout/', '/sbp/', '/pay/', '/sandbox/'];
+export const isPublicRoute = (r: Pick<Route, 'auth' | 'path'>): boolean => r.auth === 'none' && PUBLIC_PREFIXES.some((p) => r.path.startsWith(p));
+
+/** The merchant API key check and its rate limit: the refusal (401/403/429) or null. */
+async function merchantGate(ctx: Ctx, s: Services): Promise<ApiFailure | null> {
+  const principal = await s.auth.merchantApi(ctx.headers.authorization);
+  if (isFailure(principal)) return principal;
+  ctx.auth = principal;
+  return countKey(ctx, s, principal);
+}
+
+/** Counts a request against its key's limit and adds the X-RateLimit-* headers; the 429 refusal or null. */
+async function countKey(ctx: Ctx, s: Services, principal: Principal): Promise<ApiFailure | null> {
+  const rate = await checkRate(s.kv, principal.key.id, principal.merchant.rateLimitPerMinute ?? s.config.rateLimitPerMinute);
+  noteFailOpen(ctx, s, rate);
+  ctx.extraHeaders.push(...rateHeaders(rate));
+  return rate.allowed ? null : { ...fail('rate_limited'), retryAfterSeconds: rate.retryAfter };
+}
+
+function noteFailOpen(ctx: Ctx, s: Services, rate: RateDecision): void {
+  if (!rate.failedOpen) return;
+  s.metrics.kvFailOpen++;
+  s.log.warn({ requestId: ctx.requestId }, 'rate limit store unreachable; request let through');
+}
+
+/** Per client address and per payment (session) id: the 429 refusal or null. */
+async function publicGate(ctx: Ctx, s: Services, client: string): Promise<ApiFailure | null> {
+  const id = ctx.params[0];
+  const session = id !== undefined && PAYMENT_ID_RE.test(id) ? id : null;
+  const [byAddr, bySession] = await Promise.all([
+    checkRate(s.kv, `pub:a:${client}`, s.config.publicRateLimitPerMinute),
+    session ? checkRate(s.kv, `pub:s:${session}`, s.config.publicSessionRateLimitPerMinute) : null,
+  ]);
+  noteFailOpen(ctx, s, byAddr);
+  const denied = !byAddr.allowed ? byAddr : bySession && !bySession.allowed ? bySession : null;
+  if (!denied) return null;
+  return { ...fail('rate_limited', null, denied === byAddr ? 'per client address' : 'per payment'), retryAfterSeconds: denied.retryAfter };
+}
+
+/** Path parameters and query values must be storable text: no NUL, no lone surrogate. */
+function urlProblem(ctx: Ctx): ApiFailure | null {
+  for (const p of ctx.params) if (!isCleanString(p)) return fail('url_invalid', 'path');
+  if (ctx.query === '') return null;
+  for (const [k, v] of new URLSearchParams(ctx.query)) {
+    if (!isCleanString(k) || !isCleanString(v)) return fail('url_invalid', isCleanString(k) ? k : 'query');
+  }
+  return null;
+}
+
+async function run(ctx: Ctx, route: Route, s: Services, client: string | null): Promise<void> {
+  if (ctx.malformed) return sendFailure(ctx, fail('request_malformed'));
+  const limit = client !== null ? s.config.publicBodyLimitBytes : s.config.bodyLimitBytes;
+  // The body must be subscribed to synchronously; authentication runs while it arrives. Public
+  // routes that read their own (form) bodies get theirs read here too, since the rate limit is
+  // awaited before their handler runs; the handler's readBody shares this read.
+  const bodyP = route.body ? readBody(ctx, limit) : null;
+  if (!bodyP && client !== null && route.method !== 'GET') void readBody(ctx, limit);
+  let refusal: ApiFailure | null = null;
   if (route.auth === 'admin') {
-    if (!tokenMatches(bearer(ctx.headers.authorization), s.adminToken)) return sendFailure(ctx, fail('admin_unauthorized'));
+    if (!tokenMatches(bearer(ctx.headers.authorization), s.adminToken)) refusal = fail('admin_unauthorized');
   } else if (route.auth === 'merchant') {
-    const principal = await s.auth.merchantApi(ctx.headers.authorization);
-    if (isFailure(principal)) return sendFailure(ctx, principal);
-    ctx.auth = principal;
-    const limit = principal.merchant.rateLimitPerMinute ?? s.config.rateLimitPerMinute;
-    const rate = await checkRate(s.kv, principal.key.id, limit);
-    if (rate.failedOpen) {
-      s.metrics.kvFailOpen++;
-      s.log.warn({ requestId: ctx.requestId }, 'rate limit store unreachable; request let through');
-    }
-    ctx.extraHeaders.push(...rateHeaders(rate));
-    if (!rate.allowed) return sendFailure(ctx, { ...fail('rate_limited'), retryAfterSeconds: rate.retryAfter });
+    refusal = await merchantGate(ctx, s);
+  } else if (client !== null) {
+    refusal = await publicGate(ctx, s, client);
+  }
+  refusal ??= urlProblem(ctx);
+  if (refusal) {
+    // Answered without the body: drain it first, so that a client still sending reads the answer.
+    if (ctx.bodyRead) { ctx.discardBody?.(); await ctx.bodyRead; }
+    return sendFailure(ctx, refusal);
   }
   let body: unknown;
   if (bodyP) {
     const raw = await bodyP;
-    if (raw === 'aborted') return;
-    if (raw === 'too_large') return sendFailure(ctx, fail('body_too_large', null, `limit ${s.config.bodyLimitBytes} bytes`));
+    if (raw === 'aborted' || raw === 'discarded') return;
+    if (raw === 'too_large') return sendFailure(ctx, fail('body_too_large', null, `limit ${limit} bytes`));
+    if (raw === 'busy') return sendFailure(ctx, { ...fail('service_unavailable'), retryAfterSeconds: 1 });
     // Bodies are JSON whatever Content-Type says: a client that forgets the header still gets
     // the precise answer (400 json_invalid or the field's own code), not a generic 415.
-    if (raw.trim() === '') body = {};
+    if (raw.trim() === '') body = Object.create(null);
     else {
-      try { body = JSON.parse(raw); } catch { return sendFailure(ctx, fail('json_invalid')); }
+      const parsed = parseJsonBody(raw);
+      if (!parsed.ok) {
+        if (parsed.problem === 'too_deep') return sendFailure(ctx, fail('json_too_deep'));
+        if (parsed.problem === 'key_forbidden') return sendFailure(ctx, fail('parameter_unknown', parsed.param));
+        return sendFailure(ctx, fail('json_invalid'));
+      }
+      body = parsed.value;
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return sendFailure(ctx, fail('body_invalid'));
   }
   await route.handler(ctx, s, body);
+}
+
+/** The client's address for the public rate limit: the configured header of a trusted proxy, else the peer. Read synchronously. */
+function clientAddress(res: uWS.HttpResponse, req: uWS.HttpRequest, header: string): string {
+  if (header) {
+    const v = req.getHeader(header);
+    // X-Forwarded-For style lists: the address the (trusted) proxy appended last.
+    if (v) return v.split(',').pop()!.trim().slice(0, 64);
+  }
+  try { return Buffer.from(res.getRemoteAddressAsText()).toString('latin1'); } catch { return 'unknown'; }
+}
+
+function onUnhandled(ctx: Ctx, s: Services, pattern: string) {
+  return (err: Error) => {
+    const unavailable = isUnavailable(err);
+    s.log.error({ err, requestId: ctx.requestId, route: pattern }, unavailable ? 'database unreachable' : 'unhandled error in request');
+    sendFailure(ctx, unavailable ? { ...fail('service_unavailable'), retryAfterSeconds: 1 } : fail('internal_error'));
+  };
+}
+
+/**
+ * 404 and 405. Under /api/ a request with a known key still gets its rate-limit headers (and is
+ * counted); without a valid key the answer stays the plain 404/405. A body is drained first.
+ */
+async function answerUnrouted(ctx: Ctx, s: Services, failure: ApiFailure, headers: [string, string][] = []): Promise<void> {
+  if (ctx.malformed) return sendFailure(ctx, fail('request_malformed'));
+  const drained = drainBody(ctx); // synchronously, before the first await
+  let refusal: ApiFailure | null = null;
+  if (ctx.api === 'merchant' && ctx.headers.authorization) {
+    const principal = await s.auth.merchantApi(ctx.headers.authorization);
+    if (!isFailure(principal)) refusal = await countKey(ctx, s, principal);
+  }
+  await drained;
+  sendFailure(ctx, refusal ?? failure, refusal ? [] : headers);
 }
 
 /** Errors that mean "the database cannot be reached or answer in time right now": answered 503, retryable. */
@@ -63,6 +161,7 @@ function paramCount(pattern: string): number {
 
 export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
   const app = uWS.App();
+  setBodyMemoryLimit(s.config.bodyMemoryLimitBytes);
   observeSent((ctx) => s.metrics.observe(ctx.route, ctx.method, ctx.status, (performance.now() - ctx.startedAt) / 1000));
 
   const byPath = new Map<string, Route[]>();
@@ -76,13 +175,11 @@ export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
       ctx.extraHeaders.push(['X-Request-Id', ctx.requestId]);
       const route = list.find((r) => r.method === ctx.method);
       if (!route) {
-        return sendFailure(ctx, fail('method_not_allowed'), [['Allow', list.map((r) => r.method).join(', ')]]);
+        answerUnrouted(ctx, s, fail('method_not_allowed'), [['Allow', list.map((r) => r.method).join(', ')]]).catch(onUnhandled(ctx, s, pattern));
+        return;
       }
-      run(ctx, route, s).catch((err: Error) => {
-        const unavailable = isUnavailable(err);
-        s.log.error({ err, requestId: ctx.requestId, route: pattern }, unavailable ? 'database unreachable' : 'unhandled error in request');
-        sendFailure(ctx, unavailable ? { ...fail('service_unavailable'), retryAfterSeconds: 1 } : fail('internal_error'));
-      });
+      const client = isPublicRoute(route) ? clientAddress(res, req, s.config.clientIpHeader) : null;
+      run(ctx, route, s, client).catch(onUnhandled(ctx, s, pattern));
     });
   }
 
@@ -90,7 +187,7 @@ export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
     const path = req.getUrl();
     const ctx = createCtx(res, req, apiOf(path), 'unmatched', 0);
     ctx.extraHeaders.push(['X-Request-Id', ctx.requestId]);
-    sendFailure(ctx, fail('route_not_found', null, `${ctx.method} ${path.slice(0, 200)}`));
+    answerUnrouted(ctx, s, fail('route_not_found', null, `${ctx.method} ${path.slice(0, 200)}`)).catch(onUnhandled(ctx, s, 'unmatched'));
   });
   return app;
 }

@@ -22,8 +22,11 @@ export function sendFailure(ctx: Ctx, f: ApiFailure, headers: [string, string][]
   const { status, body } = renderFailure(ctx, f);
   const h = [...headers];
   if (f.retryAfterSeconds !== undefined) h.push(['Retry-After', String(f.retryAfterSeconds)]);
-  // A body that was refused unread leaves the connection in an unknown state: close it.
-  send(ctx, status, body, 'application/json; charset=utf-8', h, status === 413);
+  // A body refused unread is discarded by uWS up to its framed end, so the client can still read
+  // this answer while it sends (closing now would make it fail with EPIPE); it is asked to close.
+  if (status === 413) h.push(['Connection', 'close']);
+  // Ambiguous framing: nothing after this request on the connection can be trusted.
+  send(ctx, status, body, 'application/json; charset=utf-8', h, f.code === 'request_malformed');
 }
 
 export { sendJson };

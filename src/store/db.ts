@@ -78,3 +78,10 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return /timeout exceeded when trying to connect|Query read timeout|Connection terminated|connect ECONNREFUSED|not currently accepting connections|database system is (starting up|shutting down)/i
     .test(e?.message ?? '');
 }
+
+/** Whether a failed statement never reached Postgres (no connection could be made): nothing can have committed. */
+export function neverSent(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (typeof e?.code === 'string' && (['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', '57P03', '53300'].includes(e.code))) return true;
+  return /timeout exceeded when trying to connect|connect ECONNREFUSED/i.test(e?.message ?? '');
+}

@@ -2,6 +2,7 @@
 import { buildOpenApi } from '../../api/openapi.js';
 import { fail } from '../../errors.js';
 import { bearer, tokenMatches } from '../auth.js';
+import { bodyBudget } from '../body-budget.js';
 import { send, type Ctx } from '../context.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
@@ -43,6 +44,8 @@ async function metrics(ctx: Ctx, s: Services) {
     { name: 'read_batch_lookups', help: 'Payment reads by id carried by those statements since start (counter semantics).', samples: [{ value: s.reads.stats.lookups }] },
     { name: 'read_batch_failures', help: 'Grouped payment read statements that failed since start (counter semantics).', samples: [{ value: s.reads.stats.failedLoads }] },
     { name: 'read_batch_largest', help: 'Most payment reads one statement has carried since start.', samples: [{ value: s.reads.stats.largest }] },
+    { name: 'http_body_bytes_buffered', help: 'Bytes reserved by request bodies being received (limit BODY_MEMORY_LIMIT_BYTES).', samples: [{ value: bodyBudget.inUse }] },
+    { name: 'http_body_refused', help: 'Bodies refused since start (counter semantics): too_large over the route limit, busy over the memory budget.', samples: [{ labels: { reason: 'too_large' }, value: bodyBudget.refusedTooLarge }, { labels: { reason: 'busy' }, value: bodyBudget.refusedBusy }] },
     { name: 'worker_alive', help: '1 when the shard worker is running.', samples: s.dispatcher.alive().map((a, i) => ({ labels: { shard: i }, value: a ? 1 : 0 })) },
   ]);
   send(ctx, 200, body, 'text/plain; version=0.0.4; charset=utf-8');

@@ -1,0 +1,127 @@
+// Hostile input, class by class, against every route group: the merchant API, the public checkout
+// endpoints and pages, and the operator API. Each case must get a 4xx in its API's envelope with
+// the stable code, within a second (the client gives up after that), and change nothing stored.
+import t from 'tap';
+import { startTestServer } from '../helpers/server.js';
+import { newPayment } from '../helpers/checkout.js';
+import { deep, envelopeProblem, send, storedFingerprint, type Api } from '../helpers/hostile.js';
+import { ADMIN } from '../helpers/server.js';
+
+const s = await startTestServer(t);
+const m = await s.merchant({ currencies: ['RUB', 'AZN'], default_currency: 'RUB' });
+const pid = await newPayment(s, m.key);
+const other = await s.merchant({ name: 'Other' });
+const secret = await s.key(m.id, 'secret', 'test');
+
+interface Case { name: string; api: Api; method: string; path: string; raw?: string; auth?: string; headers?: Record<string, string>; status: number; code: string; param?: string }
+
+const M = (name: string, raw: string, status: number, code: string, param?: string): Case =>
+  ({ name: `merchant create: ${name}`, api: 'merchant', method: 'POST', path: '/api/v2/payments', auth: m.key, raw, status, code, param });
+const PAY = (name: string, raw: string, status: number, code: string, param?: string): Case =>
+  ({ name: `checkout pay: ${name}`, api: 'gateway', method: 'POST', path: `/checkout/${pid}/pay`, raw, status, code, param });
+const SUBMIT = (name: string, raw: string, status: number, code: string, param?: string): Case =>
+  ({ name: `checkout submit-method: ${name}`, api: 'gateway', method: 'POST', path: `/checkout/${pid}/submit-method`, raw, status, code, param });
+const OP = (name: string, method: string, path: string, raw: string | undefined, status: number, code: string, param?: string): Case =>
+  ({ name: `operator: ${name}`, api: 'internal', method, path, auth: ADMIN, raw, status, code, param });
+
+const card = '"number":"4242424242424242","exp_month":"12","exp_year":"34","cvc":"731"';
+const NUL = '\\u0000';
+const HIGH = '\\ud800';
+const LOW = '\\udc00';
+
+const CLASSES: Record<string, Case[]> = {
+  'prototype keys': [
+    M('__proto__ carrying the amount', '{"__proto__":{"amount":5}}', 422, 'parameter_unknown', '__proto__'),
+    M('__proto__ beside the amount', '{"amount":100,"__proto__":{"description":"x"}}', 422, 'parameter_unknown', '__proto__'),
+    M('constructor at the top', '{"amount":100,"constructor":{"prototype":{"x":1}}}', 422, 'parameter_unknown', 'constructor'),
+    M('prototype in customer', '{"amount":100,"customer":{"prototype":"x"}}', 422, 'parameter_unknown', 'customer.prototype'),
+    M('__proto__ as a metadata key', '{"amount":100,"metadata":{"__proto__":"x"}}', 422, 'parameter_unknown', 'metadata.__proto__'),
+    PAY('__proto__ beside the card', `{${card},"__proto__":{"holder":"x"}}`, 422, 'parameter_unknown', '__proto__'),
+    SUBMIT('constructor beside the method', '{"method_code":"sbp","constructor":{}}', 422, 'parameter_unknown', 'constructor'),
+    SUBMIT('__proto__ inside payment_data', '{"method_code":"apple_pay","payment_data":{"__proto__":{"a":1}}}', 422, 'parameter_unknown', 'payment_data.__proto__'),
+    { name: 'test complete: __proto__', api: 'gateway', method: 'POST', path: `/v2/test/checkout/${pid}/complete`, auth: secret.key, raw: '{"outcome":"succeeded","__proto__":{}}', status: 422, code: 'parameter_unknown', param: '__proto__' },
+    OP('create merchant with __proto__', 'POST', '/internal/merchants', '{"name":"x","__proto__":{"api_enabled":false}}', 422, 'parameter_unknown', '__proto__'),
+    OP('patch merchant with constructor', 'PATCH', `/internal/merchants/${other.id}`, '{"constructor":{"name":"y"}}', 422, 'parameter_unknown', 'constructor'),
+  ],
+  'NUL and lone surrogates': [
+    M('NUL in order_id', `{"amount":100,"order_id":"a${NUL}b"}`, 422, 'order_id_invalid', 'order_id'),
+    M('lone high surrogate in description', `{"amount":100,"description":"${HIGH}"}`, 422, 'description_invalid', 'description'),
+    M('lone low surrogate in customer name', `{"amount":100,"customer":{"name":"x${LOW}"}}`, 422, 'customer_invalid', 'customer.name'),
+    M('NUL in a metadata key', `{"amount":100,"metadata":{"k${NUL}":"v"}}`, 422, 'metadata_invalid'),
+    M('lone surrogate in a metadata value', `{"amount":100,"metadata":{"k":"${HIGH}x"}}`, 422, 'metadata_invalid', 'metadata.k'),
+    PAY('NUL in the holder', `{${card},"holder":"a${NUL}"}`, 422, 'card_holder_invalid', 'holder'),
+    PAY('NUL in the card number', '{"number":"4242\\u0000424242424242","exp_month":"12","exp_year":"34","cvc":"731"}', 422, 'card_number_invalid', 'number'),
+    SUBMIT('NUL in the phone', `{"method_code":"sberpay","phone":"+7900${NUL}1234567"}`, 422, 'phone_invalid', 'phone'),
+    SUBMIT('lone surrogate in a payment_data key', `{"method_code":"apple_pay","payment_data":{"${HIGH}":1}}`, 422, 'payment_token_invalid'),
+    OP('NUL in a merchant name', 'POST', '/internal/merchants', `{"name":"a${NUL}"}`, 422, 'parameter_invalid', 'name'),
+    OP('lone surrogate in a key label', 'POST', `/internal/merchants/${other.id}/api-keys`, `{"kind":"merchant","mode":"test","label":"${LOW}"}`, 422, 'parameter_invalid', 'label'),
+    OP('NUL in a webhook URL', 'PUT', `/internal/merchants/${other.id}/webhook-settings`, `{"api":"merchant","url":"https://a${NUL}.example.com/h"}`, 422, 'webhook_url_invalid', 'url'),
+  ],
+  'deep nesting': [
+    M('10,000 levels at the top', deep(10_000), 400, 'json_too_deep'),
+    M('10,000 levels in metadata', `{"amount":100,"metadata":${deep(10_000, '"x"')}}`, 400, 'json_too_deep'),
+    M('10,000 levels of arrays in customer', `{"amount":100,"customer":{"name":${'['.repeat(10_000)}${']'.repeat(10_000)}}}`, 400, 'json_too_deep'),
+    M('33 levels (one past the limit)', deep(33), 400, 'json_too_deep'),
+    // 10,000 levels (60 KB) are past the public body limit; 2,000 levels (12 KB) fit in it.
+    PAY('10,000 levels', deep(10_000), 413, 'body_too_large'),
+    PAY('2,000 levels', deep(2_000), 400, 'json_too_deep'),
+    SUBMIT('2,000 levels in payment_data', `{"method_code":"apple_pay","payment_data":${deep(2_000)}}`, 400, 'json_too_deep'),
+    OP('10,000 levels', 'POST', '/internal/merchants', deep(10_000), 400, 'json_too_deep'),
+  ],
+  'schema limits': [
+    M('a metadata key of 41 characters', `{"amount":100,"metadata":{"${'k'.repeat(41)}":"v"}}`, 422, 'metadata_invalid', `metadata.${'k'.repeat(41)}`),
+    M('an empty metadata key', '{"amount":100,"metadata":{"":"v"}}', 422, 'metadata_invalid', 'metadata.'),
+  ],
+  'headers': [
+    { ...M('a non-ASCII byte in Idempotency-Key', '{"amount":100}', 400, 'idempotency_key_invalid', 'Idempotency-Key'), headers: { 'idempotency-key': 'key-\u00ff-1' } },
+    { ...M('a Latin-1 letter in Idempotency-Key', '{"amount":100}', 400, 'idempotency_key_invalid', 'Idempotency-Key'), headers: { 'idempotency-key': 'key-\u00e9-1' } },
+  ],
+  'paths and queries': [
+    { name: 'merchant: NUL in a payment id', api: 'merchant', method: 'GET', path: '/api/v2/payments/a%00b', auth: m.key, status: 400, code: 'url_invalid', param: 'path' },
+    { name: 'merchant: NUL in a query value', api: 'merchant', method: 'GET', path: '/api/v2/payments?order_id=a%00b', auth: m.key, status: 400, code: 'url_invalid', param: 'order_id' },
+    { name: 'checkout: NUL in a session id', api: 'gateway', method: 'GET', path: '/checkout/a%00b/status', status: 400, code: 'url_invalid', param: 'path' },
+    { name: 'checkout: NUL in a query value', api: 'gateway', method: 'GET', path: `/checkout/${pid}/sbp-members?limit=%00`, status: 400, code: 'url_invalid', param: 'limit' },
+    { name: 'hosted page: NUL in the id', api: 'gateway', method: 'GET', path: '/pay/EXZ%00', status: 400, code: 'url_invalid', param: 'path' },
+    { name: 'sandbox ACS page: NUL in creq', api: 'gateway', method: 'GET', path: `/sandbox/3ds/${pid}?creq=%00`, status: 400, code: 'url_invalid', param: 'creq' },
+    OP('NUL in a merchant id', 'GET', '/internal/merchants/a%00b', undefined, 400, 'url_invalid', 'path'),
+    OP('NUL in an events query', 'GET', `/internal/merchants/${other.id}/events?type=%00`, undefined, 400, 'url_invalid', 'type'),
+  ],
+  'body size': [
+    PAY('a body over the public limit', `{${card},"holder":"${'x'.repeat(20_000)}"}`, 413, 'body_too_large'),
+    SUBMIT('a body over the public limit', `{"method_code":"apple_pay","payment_token":"${'x'.repeat(20_000)}"}`, 413, 'body_too_large'),
+  ],
+};
+
+for (const [cls, cases] of Object.entries(CLASSES)) {
+  t.test(cls, async (t) => {
+    const before = await storedFingerprint(s.db);
+    for (const c of cases) {
+      const a = await send(s.url, c.method, c.path, { raw: c.raw, auth: c.auth, headers: c.headers });
+      t.equal(a.status, c.status, `${c.name}: status (${a.text.slice(0, 160)})`);
+      t.equal(envelopeProblem(c.api, a, c.code), null, `${c.name}: envelope`);
+      if (c.param !== undefined) t.equal(a.body?.error?.param, c.param, `${c.name}: param`);
+      if (c.api === 'merchant' && c.auth) t.ok(a.headers.get('x-ratelimit-limit'), `${c.name}: rate-limit headers`);
+      t.equal(a.headers.get('x-content-type-options'), 'nosniff', `${c.name}: nosniff`);
+    }
+    t.equal(await storedFingerprint(s.db), before, 'nothing stored changed');
+  });
+}
+
+t.test('the limits are not stricter than documented', async (t) => {
+  const key40 = 'k'.repeat(40);
+  const ok = await send(s.url, 'POST', '/api/v2/payments', { auth: m.key, raw: JSON.stringify({ amount: 100, metadata: { [key40]: 'v', 'ключ': 'значение 🙂' } }) });
+  t.equal(ok.status, 201, ok.text);
+  t.same(ok.body.metadata, { [key40]: 'v', 'ключ': 'значение 🙂' }, 'well-formed non-ASCII (surrogate pairs included) is kept');
+  const at32 = await send(s.url, 'POST', '/api/v2/payments', { auth: m.key, raw: `{"amount":100,"metadata":${deep(31, '"x"')}}` });
+  t.equal(at32.status, 422, '32 levels pass the parser and reach the schema');
+  t.equal(at32.body.error.code, 'metadata_invalid');
+});
+
+t.test('two prototype-key bodies under one Idempotency-Key create nothing and replay nothing', async (t) => {
+  const headers = { 'idempotency-key': 'proto-1' };
+  const a = await send(s.url, 'POST', '/api/v2/payments', { auth: m.key, headers, raw: '{"amount":100,"__proto__":{"description":"a"}}' });
+  const b = await send(s.url, 'POST', '/api/v2/payments', { auth: m.key, headers, raw: '{"amount":100,"__proto__":{"description":"b"}}' });
+  t.equal(a.status, 422);
+  t.equal(b.status, 422);
+  t.equal(b.headers.get('idempotent-replayed'), null);
+});

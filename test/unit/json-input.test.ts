@@ -1,0 +1,62 @@
+// The one JSON parse and the one string check: depth counted on the raw text (strings and escapes
+// do not count), prototype keys refused at any depth, null-prototype objects, NUL and lone
+// surrogates found in keys and values.
+import t from 'tap';
+import { findBadInput, isCleanString, jsonTooDeep, MAX_JSON_DEPTH, parseJsonBody } from '../../src/api/json-input.js';
+import { compile, dropNulls } from '../../src/api/validate.js';
+import { CreatePaymentRequest, CREATE_PAYMENT_FIELD_CODES } from '../../src/api/merchant-payments.js';
+
+const nest = (n: number) => '['.repeat(n) + ']'.repeat(n);
+
+t.test('depth is counted on the text, outside strings', async (t) => {
+  t.equal(jsonTooDeep(nest(MAX_JSON_DEPTH)), false, 'exactly the limit passes');
+  t.equal(jsonTooDeep(nest(MAX_JSON_DEPTH + 1)), true, 'one more is refused');
+  t.equal(jsonTooDeep(`{"a":"${'['.repeat(1000)}"}`), false, 'brackets inside a string do not count');
+  t.equal(jsonTooDeep(`{"a":"\\"${'{'.repeat(100)}"}`), false, 'an escaped quote does not end the string');
+  t.equal(jsonTooDeep(`{"a":"\\\\"${'{'.repeat(40)}`), true, 'an escaped backslash does end it');
+  t.equal(jsonTooDeep(nest(1_000_000)), true, 'a million levels are scanned without recursion');
+});
+
+t.test('parseJsonBody: bounded, no prototype keys, null-prototype objects', async (t) => {
+  t.same(parseJsonBody(nest(40)), { ok: false, problem: 'too_deep' });
+  t.same(parseJsonBody('{"a":'), { ok: false, problem: 'json_invalid' });
+  t.same(parseJsonBody('{"__proto__":{"amount":5}}'), { ok: false, problem: 'key_forbidden', param: '__proto__' });
+  t.same(parseJsonBody('{"a":[{"b":{"constructor":1}}]}'), { ok: false, problem: 'key_forbidden', param: 'a.0.b.constructor' });
+  t.same(parseJsonBody('{"prototype":1}'), { ok: false, problem: 'key_forbidden', param: 'prototype' });
+  const ok = parseJsonBody('{"amount":100,"customer":{"name":"x"},"list":[{"k":1}]}');
+  t.ok(ok.ok);
+  const v = (ok as { value: any }).value;
+  t.equal(Object.getPrototypeOf(v), null);
+  t.equal(Object.getPrototypeOf(v.customer), null);
+  t.equal(Object.getPrototypeOf(v.list[0]), null);
+  t.equal(v.amount, 100);
+  t.equal(JSON.stringify(v), '{"amount":100,"customer":{"name":"x"},"list":[{"k":1}]}');
+});
+
+t.test('isCleanString and findBadInput', async (t) => {
+  t.ok(isCleanString('plain текст 🙂'), 'a surrogate pair is fine');
+  t.notOk(isCleanString('a\u0000b'));
+  t.notOk(isCleanString('\ud800'));
+  t.notOk(isCleanString('x\udc00'));
+  t.notOk(isCleanString('\udc00\ud800'), 'a reversed pair is two lone surrogates');
+  t.same(findBadInput({ a: ['ok', { b: 'x\u0000' }] }), { kind: 'string_invalid', param: 'a.1.b', top: 'a' });
+  t.same(findBadInput({ m: { 'k\ud800': 'v' } }), { kind: 'string_invalid', param: 'm.k\ufffd', top: 'm' });
+  t.equal(findBadInput({ a: 1, b: [true, null, 'fine'] }), null);
+});
+
+t.test('the validator: field codes for unclean strings, metadata key limits, no prototype reach in dropNulls', async (t) => {
+  const v = compile(CreatePaymentRequest, CREATE_PAYMENT_FIELD_CODES);
+  const r1 = v({ amount: 1, order_id: 'a\u0000' });
+  t.same(!r1.ok && [r1.failure.code, r1.failure.param], ['order_id_invalid', 'order_id']);
+  const r2 = v({ amount: 1, metadata: { ['k'.repeat(41)]: 'v' } });
+  t.same(!r2.ok && r2.failure.code, 'metadata_invalid');
+  const r3 = v({ amount: 1, metadata: { '': 'v' } });
+  t.same(!r3.ok && r3.failure.code, 'metadata_invalid');
+  t.ok(v({ amount: 1, metadata: { ['k'.repeat(40)]: 'v' } }).ok);
+  const hostile = JSON.parse('{"amount":100,"__proto__":{"description":"x"}}');
+  const dropped = dropNulls(hostile) as Record<string, unknown>;
+  t.equal(Object.getPrototypeOf(dropped), null, 'the copy has no prototype to reach');
+  t.equal(dropped.description === 'x', false, 'no field is inherited');
+  const r4 = v(dropped);
+  t.same(!r4.ok && [r4.failure.code, r4.failure.param], ['parameter_unknown', '__proto__']);
+});
