@@ -90,3 +90,12 @@ export async function linkCursorOf(db: pg.Pool, merchantId: string, livemode: bo
     [id, merchantId, livemode]);
   return res.rows[0] ? { createdAt: res.rows[0].c, id } : null;
 }
+
+/** Idempotency keys live 24 hours: after that the same key may create a new link. */
+export async function releaseOldLinkIdempotencyKeys(db: pg.Pool, ttlSeconds: number): Promise<number> {
+  const res = await db.query(
+    `UPDATE links SET idempotency_key = NULL WHERE id IN (
+       SELECT id FROM links WHERE idempotency_key IS NOT NULL AND created_at < now() - make_interval(secs => $1)
+       LIMIT 1000 FOR UPDATE SKIP LOCKED)`, [ttlSeconds]);
+  return res.rowCount ?? 0;
+}

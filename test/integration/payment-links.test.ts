@@ -4,6 +4,7 @@ import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { newLink, pageState, payLink } from '../helpers/links.js';
 import { CARDS, card } from '../helpers/checkout.js';
+import { releaseOldLinkIdempotencyKeys } from '../../src/store/links-repo.js';
 
 const s = await startTestServer(t);
 const m = await s.merchant({ currencies: ['AZN', 'RUB', 'JPY'] });
@@ -108,6 +109,13 @@ t.test('Idempotency-Key: a replay returns the first link, another body conflicts
   await s.srv.services.kv.del(`idem:${m.id}:test:link:link-key-1`);
   const d = await s.request('POST', '/api/v2/links', { key: m.key, body, headers });
   t.equal(d.body.id, a.body.id);
+  // After 24 hours the key is released (Redis forgets it; the sweeper clears it from the row).
+  await s.db.query("UPDATE links SET created_at = now() - interval '25 hours' WHERE id = $1", [a.body.id]);
+  t.equal(await releaseOldLinkIdempotencyKeys(s.db, 24 * 3600), 1);
+  await s.srv.services.kv.del(`idem:${m.id}:test:link:link-key-1`);
+  const e = await s.request('POST', '/api/v2/links', { key: m.key, body: { ...body, amount: 702 }, headers });
+  t.equal(e.status, 201);
+  t.not(e.body.id, a.body.id, 'a released key creates a new link');
   const bad = await s.request('POST', '/api/v2/links', { key: m.key, body, headers: { 'idempotency-key': 'x'.repeat(256) } });
   t.equal(bad.body.error.code, 'idempotency_key_invalid');
 });
