@@ -26,7 +26,7 @@ async function createLink(ctx: Ctx, s: Services, raw: unknown): Promise<void> {
   const idemKey = ctx.headers['idempotency-key'] ?? null;
   if (idemKey !== null && !validIdempotencyKey(idemKey)) return sendFailure(ctx, fail('idempotency_key_invalid', 'Idempotency-Key'));
   const hash = idemKey ? requestHash('POST', '/api/v2/links', body) : null;
-  const render = (l: Link): StoredAnswer => ({ status: 201, body: JSON.stringify(toLinkResource(l, s.config.publicBaseUrl, l.requestId, l.createdAt)), requestId: l.requestId });
+  const render = (l: Link): StoredAnswer => ({ status: 201, body: JSON.stringify(toLinkResource(l, s.config.publicBaseUrl, l.requestId, Date.now())), requestId: l.requestId });
   await runIdempotent(ctx, s, {
     key: idemKey,
     scope: idemKey ? Idempotency.scope(who.merchant.id, who.livemode, `link:${idemKey}`) : '',
