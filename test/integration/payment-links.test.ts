@@ -255,6 +255,20 @@ t.test('a hold left without a payment (a crash between reservation and create) i
   t.equal((await payLink(s.url, l2.id)).status, 409);
 });
 
+t.test('hostile form posts: an oversized body is refused (413) and creates nothing; odd fields are ignored', async (t) => {
+  const l = await newLink(s, m.key, { type: 'static', amount: 100 });
+  const big = await payLink(s.url, l.id, { amount: '1', pad: 'x'.repeat(5000) }).catch((err: Error) => ({ status: 0, paymentId: null, html: err.message }));
+  t.ok(big.status === 413 || big.status === 0, `refused (${big.status})`);
+  t.equal(big.paymentId, null);
+  const odd = await payLink(s.url, l.id, { lang: '<script>', amount: '\u0000' });
+  t.equal(odd.status, 302, 'a fixed-amount link ignores what the payer typed');
+  const nul = await newLink(s, m.key);
+  const r = await payLink(s.url, nul.id, { amount: '<b>1</b>', lang: 'xx' });
+  t.equal(r.status, 422);
+  t.notMatch(r.html, /<b>1<\/b>/, 'the typed value is escaped');
+  t.same((await linkPayments(l.id)).length, 1);
+});
+
 t.test('an unknown link page is a 404 page', async (t) => {
   for (const id of ['lnk_doesnotexist000000', 'garbage']) {
     const r = await fetch(`${s.url}/link/${id}`);

@@ -51,7 +51,14 @@ function payLink(ctx: Ctx, s: Services): Promise<void> {
   return (async () => {
     const raw = await bodyP;
     if (raw === 'aborted') return;
-    const form = new URLSearchParams(raw === 'too_large' ? '' : raw);
+    if (raw === 'too_large') {
+      // The body may be left unread: answer and close the connection; nothing is created.
+      const lang = pageLang(ctx, null);
+      const nonce = newNonce();
+      return sendHtml(ctx, 413, layout(lang, LINK_TEXTS[lang].title, nonce, CSS,
+        `<main><div class="box"><p id="link-error" data-code="body_too_large" role="alert">${escapeHtml(messageFor('body_too_large', lang))}</p></div></main>`), nonce, true);
+    }
+    const form = new URLSearchParams(raw);
     const asked = form.get('lang');
     const lang = isPageLang(asked) ? asked : pageLang(ctx, null);
     const found = await load(ctx, s, lang);
@@ -61,7 +68,7 @@ function payLink(ctx: Ctx, s: Services): Promise<void> {
     const typed = form.get('amount');
     let amount: number | null = null;
     if (link.amount === null) {
-      amount = raw === 'too_large' || typed === null ? null : parseMajorAmount(typed, link.currency);
+      amount = typed === null ? null : parseMajorAmount(typed, link.currency);
       const refusal = refusalOf(link, Date.now());
       if (amount === null && !refusal) return show(ctx, s, 422, link, merchantName, lang, null, typed?.slice(0, 20) ?? '', true);
     }
