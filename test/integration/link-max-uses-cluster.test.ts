@@ -74,3 +74,13 @@ t.test('a dynamic link (one use, payer-set amount): 30 payers at once through bo
   t.equal(r.created.length, 1, `statuses ${[...new Set(r.statuses)]}`);
   t.same(await state(l.body.id), { uses: 0, holds: 1, pending: 1, paid: 0 });
 });
+
+t.test('four links with max_uses 20, 50 payers each, all at once: never more payments than uses', async (t) => {
+  const links = await Promise.all(Array.from({ length: 4 }, () => call(a, 'POST', '/api/v2/links', key, { type: 'static', amount: 100, max_uses: 20 })));
+  const rounds = await Promise.all(links.map((l) => race(l.body.id, 50)));
+  for (const [i, r] of rounds.entries()) {
+    const id = links[i].body.id as string;
+    t.ok(r.created.length <= 20, `link ${i}: ${r.created.length} payments for 20 uses`);
+    t.same(await state(id), { uses: 0, holds: r.created.length, pending: r.created.length, paid: 0 }, `link ${i}: one hold per payment`);
+  }
+});
