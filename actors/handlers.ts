@@ -3,6 +3,7 @@
 import type { ActorContext } from './context.js';
 import type { CommandKind, CommandOf, ReplyOf } from './protocol.js';
 import { handleApply, handleCreate } from './payment-actor.js';
+import { handleLinkCreate, handleLinkDeactivate, handleLinkPay } from './link-actor.js';
 import { handleAttemptRecover, handleCheckoutCallback, handleCheckoutComplete, handleCheckoutPay, handleCheckoutSubmit } from './checkout-actor.js';
 
 export type Handlers = { [K in CommandKind]: (ctx: ActorContext, cmd: CommandOf<K>) => Promise<ReplyOf<K>> };
@@ -15,4 +16,7 @@ export const handlers: Handlers = {
   'checkout.callback': handleCheckoutCallback,
   'checkout.complete': handleCheckoutComplete,
   'attempt.recover': handleAttemptRecover,
+  'link.create': handleLinkCreate,
+  'link.deactivate': handleLinkDeactivate,
+  'link.pay': handleLinkPay,
 };

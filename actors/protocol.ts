@@ -8,6 +8,8 @@ import type { CheckedCard } from '../src/domain/card.js';
 import type { RedirectWallet } from '../src/domain/methods.js';
 import type { WebhookConfig } from '../src/config.js';
 import type { DbTimeouts } from '../src/store/db.js';
+import type { Link, LinkCreateContext, NewLink } from '../src/domain/link.js';
+import type { FeeSettings } from '../src/domain/money.js';
 
 /** What the customer asked the checkout to start with a method other than a typed card. */
 export type SubmitAction =
@@ -31,7 +33,18 @@ export type CheckoutMessage =
 /** Recovery of a connector attempt whose outcome was never recorded (addressed by its aggregate's id). */
 export type AttemptMessage = { kind: 'attempt.recover'; id: string; attemptId: string };
 
-export type Command = PaymentMessage | CheckoutMessage | AttemptMessage;
+// -- Payment links (links): the link actor owns a link's holds and asks the payment actor for its payments.
+/** What the link page passes along so that the link actor can create the payment without a lookup. */
+export interface LinkPayContext { fees: FeeSettings; windowSeconds: number; requestId: string; locale: 'az' | 'ru' | 'en' | null }
+export type LinkMessage =
+  | { kind: 'link.create'; id: string; input: NewLink; ctx: LinkCreateContext }
+  | { kind: 'link.deactivate'; id: string }
+  | { kind: 'link.pay'; id: string; amount: number | null; ctx: LinkPayContext };
+export interface LinkResult { link: Link; replayed: boolean }
+export interface LinkPayResult { link: Link; payment: Payment }
+// -- end of payment links
+
+export type Command = PaymentMessage | CheckoutMessage | AttemptMessage | LinkMessage;
 export type CommandKind = Command['kind'];
 export type CommandOf<K extends CommandKind> = Extract<Command, { kind: K }>;
 
@@ -48,6 +61,9 @@ export interface Results {
   'checkout.callback': CheckoutResult;
   'checkout.complete': CheckoutResult;
   'attempt.recover': RecoverResult;
+  'link.create': LinkResult;
+  'link.deactivate': LinkResult;
+  'link.pay': LinkPayResult;
 }
 
 export type Failed = { ok: false; failure: ApiFailure };

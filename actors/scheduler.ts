@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import type { Logger } from '../src/log.js';
 import { claimDuePayments, releaseOldIdempotencyKeys } from '../src/store/payments-repo.js';
+import { releaseOldLinkIdempotencyKeys } from '../src/store/links-repo.js';
 import type { Dispatcher } from './dispatcher.js';
 import { startPeriodic, type Periodic } from './periodic.js';
 
@@ -24,6 +25,7 @@ export function startScheduler(db: pg.Pool, dispatcher: Dispatcher, pollMs: numb
     if (Date.now() - lastSweep > 60_000) {
       lastSweep = Date.now();
       await releaseOldIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS);
+      await releaseOldLinkIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS);
     }
     return expired;
   }, (n) => log.info({ expired: n }, 'payments expired'));

@@ -2,6 +2,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorEnvelope } from './common.js';
 import { CreatePaymentRequest, ListPaymentsQuery, PaymentList, PaymentResource, Ping } from './merchant-payments.js';
+import { CreateLinkRequest, LinkList, LinkResource, ListLinksQuery } from './links.js';
 
 /** Plain JSON of a schema: drops TypeBox's symbol keys and the $id (components are named instead). */
 function plain(s: TSchema): Record<string, unknown> {
@@ -12,6 +13,44 @@ function plain(s: TSchema): Record<string, unknown> {
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { $ref: `#/components/responses/E${c}` }]));
+
+// -- Payment links (links).
+function linkPaths(): Record<string, unknown> {
+  const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^lnk_[0-9A-Za-z]{20}$' } };
+  const listParams = Object.entries((ListLinksQuery as unknown as { properties: Record<string, TSchema> }).properties)
+    .map(([name, schema]) => ({ name, in: 'query', required: false, schema: plain(schema) }));
+  return {
+    '/links': {
+      post: {
+        operationId: 'createPaymentLink', summary: 'Create a payment link',
+        parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }],
+        requestBody: { required: true, content: json(ref('CreateLinkRequest')) },
+        responses: { 201: { description: 'Created', content: json(ref('PaymentLink')) }, ...errors(400, 401, 403, 409, 413, 422, 429, 503) },
+      },
+      get: {
+        operationId: 'listPaymentLinks', summary: 'List payment links, newest first', parameters: listParams,
+        responses: { 200: { description: 'A page', content: json(ref('PaymentLinkList')) }, ...errors(401, 403, 422, 429) },
+      },
+    },
+    '/links/{id}': {
+      get: {
+        operationId: 'getPaymentLink', summary: 'Retrieve a payment link', parameters: [idParam],
+        responses: { 200: { description: 'The payment link', content: json(ref('PaymentLink')) }, ...errors(401, 403, 404, 429) },
+      },
+    },
+    '/links/{id}/deactivate': {
+      post: {
+        operationId: 'deactivatePaymentLink', summary: 'Deactivate a payment link for good (idempotent)', parameters: [idParam],
+        responses: { 200: { description: 'The payment link, inactive', content: json(ref('PaymentLink')) }, ...errors(401, 403, 404, 429, 503) },
+      },
+    },
+  };
+}
+const linkSchemas = () => ({
+  CreateLinkRequest: plain(CreateLinkRequest), PaymentLink: plain(LinkResource),
+  PaymentLinkList: { ...plain(LinkList), properties: { ...(plain(LinkList).properties as object), data: { type: 'array', items: ref('PaymentLink') } } },
+});
+// -- end of payment links
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed JSON or header', 401: 'No, invalid or revoked API key', 403: 'API disabled for the merchant',
@@ -56,6 +95,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
           responses: { 200: { description: 'Pong', content: json(ref('Ping')) }, ...errors(401, 403, 429) },
         },
       },
+      ...linkPaths(),
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… key' } },
@@ -63,6 +103,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         CreatePaymentRequest: plain(CreatePaymentRequest), Payment: plain(PaymentResource),
         PaymentList: { ...plain(PaymentList), properties: { ...(plain(PaymentList).properties as object), data: { type: 'array', items: ref('Payment') } } },
         Ping: plain(Ping), Error: plain(ErrorEnvelope),
+        ...linkSchemas(),
       },
       responses: Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([c, d]) => [`E${c}`, { description: d, content: json(ref('Error')) }])),
     },

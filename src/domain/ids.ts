@@ -36,6 +36,8 @@ export function paymentId(now: number): string {
 }
 
 export const prefixedId = (prefix: string, length = 20): string => `${prefix}_${randomString(BASE62, length)}`;
+/** A payment link id: lnk_ and 20 base62 characters. */
+export const LINK_ID_RE = /^lnk_[0-9A-Za-z]{20}$/;
 export const merchantId = (): string => prefixedId('mer', 16);
 export const apiKeyId = (): string => prefixedId('key', 16);
 export const eventId = (): string => prefixedId('evt', 24);

@@ -18,3 +18,15 @@ export function computeFee(amount: number, s: FeeSettings): number {
   const percent = Math.floor((amount * s.feeBps + 5000) / 10000);
   return Math.min(amount, percent + s.feeFixed);
 }
+
+/**
+ * A sum typed by a payer in major units ("12", "12.5", "12,50") -> minor units of `currency`, or null
+ * when it is not a positive amount with at most the currency's decimals within MAX_AMOUNT.
+ */
+export function parseMajorAmount(text: string, currency: string): number | null {
+  const exp = currencyExponent(currency);
+  const m = /^(\d{1,13})(?:[.,](\d+))?$/.exec(text.trim().replace(/[\s\u00a0]/g, ''));
+  if (!m || (m[2] !== undefined && (m[2].length > exp || exp === 0))) return null;
+  const minor = Number(m[1]) * 10 ** exp + Number((m[2] ?? '').padEnd(exp, '0') || '0');
+  return isValidAmount(minor) ? minor : null;
+}

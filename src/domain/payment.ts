@@ -62,6 +62,8 @@ export interface Payment {
   requestHash: string | null;
   /** The connector attempt in flight (recorded, outcome not yet recorded): no other may start. */
   pendingAttempt: string | null;
+  /** The payment link it was created for (source `link`), else null. */
+  linkId: string | null;
 }
 
 /** A validated create request, in domain terms. */
@@ -76,6 +78,8 @@ export interface NewPayment {
   returnUrl: string | null;
   locale: Locale | null;
   source: PaymentSource;
+  /** The payment link it is created for (absent: none). */
+  linkId?: string | null;
 }
 
 export interface CreateContext {
@@ -99,6 +103,7 @@ export function createPayment(input: NewPayment, ctx: CreateContext, now: number
     returnUrl: input.returnUrl, locale: input.locale, source: input.source,
     createdAt: now, paidAt: null, expiresAt: now + ctx.windowSeconds * 1000, updatedAt: now, version: 1,
     requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey, requestHash: ctx.requestHash, pendingAttempt: null,
+    linkId: input.linkId ?? null,
   };
 }
 

@@ -19,12 +19,12 @@ export const isNativeUws = (): boolean => typeof (uWS as unknown as { getParts?:
 export function apiOf(path: string): ApiName {
   if (path.startsWith('/api/')) return 'merchant';
   if (path.startsWith('/internal/')) return 'internal';
-  if (path.startsWith('/pay/')) return 'web';
+  if (path.startsWith('/pay/') || path.startsWith('/link/')) return 'web';
   return 'gateway';
 }
 
 /** Public (unauthenticated) checkout endpoints and pages: small bodies, rate-limited per address and per session. */
-export const PUBLIC_PREFIXES = ['/checkout/', '/sbp/', '/pay/', '/sandbox/'];
+export const PUBLIC_PREFIXES = ['/checkout/', '/sbp/', '/pay/', '/sandbox/', '/link/'];
 export const isPublicRoute = (r: Pick<Route, 'auth' | 'path'>): boolean => r.auth === 'none' && PUBLIC_PREFIXES.some((p) => r.path.startsWith(p));
 
 /** The merchant API key check and its rate limit: the refusal (401/403/429) or null. */

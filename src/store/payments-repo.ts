@@ -110,6 +110,16 @@ WITH v AS (
     checkout = COALESCE(v.checkout, p.checkout), pending_attempt = v.pending_attempt
   FROM v WHERE p.id = v.id AND p.version = v.expected
   RETURNING p.*
+), lk AS (
+  -- A link payment that settles spends (paid) or returns (failed, expired) the use it held on its
+  -- link, in this statement: the payment's own version check makes it happen once. Links are
+  -- visited in id order, so two grouped statements touching the same links lock them alike. (links)
+  UPDATE links l SET uses = l.uses + x.paid, holds = l.holds - x.ids, version = l.version + 1, updated_at = now()
+  FROM (SELECT upd.link_id, (count(*) FILTER (WHERE e.type = 'payment.succeeded'))::int AS paid, array_agg(upd.id) AS ids
+        FROM upd JOIN unnest($12::text[], $14::text[]) AS e(pid, type) ON e.pid = upd.id
+        WHERE upd.link_id IS NOT NULL AND e.type IN ('payment.succeeded', 'payment.failed', 'payment.expired')
+        GROUP BY upd.link_id ORDER BY upd.link_id) x
+  WHERE l.id = x.link_id
 ), att AS (
   UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
   FROM v JOIN upd ON upd.id = v.id WHERE a.id = v.att_id AND a.status = 'started'

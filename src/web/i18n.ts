@@ -95,3 +95,26 @@ export const FAILURE_TEXTS: Record<PageLang, Record<FailureCode, string>> = {
     expired: 'Ödəniş üçün vaxt bitdi.',
   },
 };
+
+// -- Payment link page (links).
+const linkEn = {
+  title: 'Payment link', yourAmount: 'Amount to pay', amountHint: 'In {currency}, up to {decimals} decimals', pay: 'Continue to payment',
+  inactive: 'This payment link has been deactivated.', expired: 'This payment link has expired.',
+  exhausted: 'This payment link has already been paid.', busy: 'This payment link is being paid right now. Try again later.',
+  amountInvalid: 'Enter an amount from {min} to {max}.', scanToPay: 'Scan to pay', notFound: 'This payment link is not valid.',
+};
+type LinkTexts = typeof linkEn;
+const linkRu: LinkTexts = {
+  title: 'Ссылка на оплату', yourAmount: 'Сумма к оплате', amountHint: 'В {currency}, до {decimals} знаков после запятой', pay: 'Перейти к оплате',
+  inactive: 'Эта ссылка на оплату отключена.', expired: 'Срок действия этой ссылки на оплату истёк.',
+  exhausted: 'Эта ссылка на оплату уже оплачена.', busy: 'По этой ссылке сейчас идёт оплата. Попробуйте позже.',
+  amountInvalid: 'Введите сумму от {min} до {max}.', scanToPay: 'Отсканируйте для оплаты', notFound: 'Эта ссылка на оплату недействительна.',
+};
+const linkAz: LinkTexts = {
+  title: 'Ödəniş keçidi', yourAmount: 'Ödəniləcək məbləğ', amountHint: '{currency} ilə, vergüldən sonra {decimals} rəqəmə qədər', pay: 'Ödənişə keçin',
+  inactive: 'Bu ödəniş keçidi deaktiv edilib.', expired: 'Bu ödəniş keçidinin müddəti bitib.',
+  exhausted: 'Bu ödəniş keçidi artıq ödənilib.', busy: 'Bu keçid üzrə hazırda ödəniş gedir. Sonra yenidən cəhd edin.',
+  amountInvalid: '{min} ilə {max} arasında məbləğ daxil edin.', scanToPay: 'Ödəmək üçün skan edin', notFound: 'Bu ödəniş keçidi etibarsızdır.',
+};
+export const LINK_TEXTS: Record<PageLang, LinkTexts> = { en: linkEn, ru: linkRu, az: linkAz };
+// -- end of payment link page

@@ -39,6 +39,8 @@ t.test('OpenAPI 3.1 generated from the schemas validates', async (t) => {
   t.ok(r.body.paths['/payments'].post && r.body.paths['/payments/{id}'].get);
   t.same(r.body.components.schemas.CreatePaymentRequest.required, ['amount']);
   t.equal(r.body.components.schemas.CreatePaymentRequest.properties.description.maxLength, 200);
+  t.ok(r.body.paths['/links'].post && r.body.paths['/links'].get && r.body.paths['/links/{id}'].get && r.body.paths['/links/{id}/deactivate'].post, 'payment links');
+  t.same(r.body.components.schemas.PaymentLink.required.slice(0, 3), ['id', 'object', 'livemode']);
 });
 
 t.test('health is 503 when the database is unreachable, and recovers', async (t) => {

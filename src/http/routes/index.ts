@@ -9,6 +9,8 @@ import { sandboxPageRoutes } from './sandbox-pages.js';
 import { checkoutRoutes } from './checkout.js';
 import { checkoutTestRoutes } from './checkout-test.js';
 import { internalCatalogRoutes } from './internal-catalog.js';
+import { merchantLinkRoutes } from './merchant-links.js';
+import { linkPageRoutes } from './link-page.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -20,4 +22,6 @@ export const allRoutes: Route[] = [
   ...checkoutRoutes,
   ...checkoutTestRoutes,
   ...internalCatalogRoutes,
+  ...merchantLinkRoutes,
+  ...linkPageRoutes,
 ];
