@@ -4,6 +4,7 @@ import type { ActorContext } from './context.js';
 import type { CommandKind, CommandOf, ReplyOf } from './protocol.js';
 import { handleApply, handleCreate } from './payment-actor.js';
 import { handleAttemptRecover, handleCheckoutCallback, handleCheckoutComplete, handleCheckoutPay, handleCheckoutSubmit } from './checkout-actor.js';
+import { handleRefund } from './refund-actor.js';
 
 export type Handlers = { [K in CommandKind]: (ctx: ActorContext, cmd: CommandOf<K>) => Promise<ReplyOf<K>> };
 
@@ -15,4 +16,5 @@ export const handlers: Handlers = {
   'checkout.callback': handleCheckoutCallback,
   'checkout.complete': handleCheckoutComplete,
   'attempt.recover': handleAttemptRecover,
+  'payment.refund': handleRefund,
 };

@@ -8,6 +8,7 @@ import type { CheckedCard } from '../src/domain/card.js';
 import type { RedirectWallet } from '../src/domain/methods.js';
 import type { WebhookConfig } from '../src/config.js';
 import type { DbTimeouts } from '../src/store/db.js';
+import type { Refund } from '../src/domain/refund.js';
 
 /** What the customer asked the checkout to start with a method other than a typed card. */
 export type SubmitAction =
@@ -31,7 +32,16 @@ export type CheckoutMessage =
 /** Recovery of a connector attempt whose outcome was never recorded (addressed by its aggregate's id). */
 export type AttemptMessage = { kind: 'attempt.recover'; id: string; attemptId: string };
 
-export type Command = PaymentMessage | CheckoutMessage | AttemptMessage;
+// Refunds (issue 10): run by the payment's actor (addressed by the payment's id), so the refund row,
+// the payment's move and the attempt share the payment's mailbox and version check.
+export interface RefundRequest {
+  merchantId: string; livemode: boolean; amount: number | null; reason: string | null;
+  requestId: string; idempotencyKey: string | null; requestHash: string | null;
+}
+export type RefundMessage = { kind: 'payment.refund'; id: string; request: RefundRequest };
+export interface RefundResultMsg { refund: Refund; payment: Payment; replayed: boolean }
+
+export type Command = PaymentMessage | CheckoutMessage | AttemptMessage | RefundMessage;
 export type CommandKind = Command['kind'];
 export type CommandOf<K extends CommandKind> = Extract<Command, { kind: K }>;
 
@@ -48,6 +58,7 @@ export interface Results {
   'checkout.callback': CheckoutResult;
   'checkout.complete': CheckoutResult;
   'attempt.recover': RecoverResult;
+  'payment.refund': RefundResultMsg;
 }
 
 export type Failed = { ok: false; failure: ApiFailure };
