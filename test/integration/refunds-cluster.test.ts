@@ -126,3 +126,40 @@ t.test('a process killed after recording the refund, before the bank call: dropp
   t.match(retry.body, { refund: { amount: 1000, status: 'succeeded' }, payment: { amount_refunded: 1000 } });
   t.same((await bankRefunds(id)).map((l) => l.moved), [true]);
 });
+
+t.test('one key sent six times at once through two processes: one refund, every other answer a replay or retryable', async (t) => {
+  const id = await paidPayment(5000);
+  const idem = `same-${id}`;
+  const answers = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+    call(i % 2 ? b : a, 'POST', `/api/v2/payments/${id}/refunds`, key, { amount: 800 }, { 'idempotency-key': idem })));
+  const ok = answers.filter((r) => r.status === 201);
+  t.ok(ok.length >= 1, answers.map((r) => `${r.status}:${r.body?.error?.code ?? ''}`).join(' '));
+  t.equal(new Set(ok.map((r) => r.body.refund.id)).size, 1, 'every 2xx names the same refund');
+  t.ok(answers.every((r) => r.status === 201 || (r.status === 409 && ['idempotency_key_in_use', 'refund_in_progress'].includes(r.body.error.code))));
+  t.equal((await refundRows(id)).length, 1);
+  t.same((await bankRefunds(id)).map((l) => [l.amount, l.moved]), [[800, true]]);
+  t.equal((await payment(id)).amount_refunded, 800);
+});
+
+t.test('the bank answers after the connector deadline: 503 outcome_unknown, recovery records the refund, the retry gets it', async (t) => {
+  const slow = await cluster.start({ CONNECTOR_TIMEOUT_MS: '1' });
+  const id = await paidPayment(5000);
+  const idem = `slow-${id}`;
+  const r = await call(slow, 'POST', `/api/v2/payments/${id}/refunds`, key, { amount: 2000 }, { 'idempotency-key': idem });
+  t.same([r.status, r.body.error?.code], [503, 'outcome_unknown']);
+  await until('settled', async () => (await openAttempts(id)) === 0);
+  const rows = await refundRows(id);
+  const bank = await bankRefunds(id);
+  // Whichever reached the bank first, the late call or recovery's status query, the record matches it.
+  if (bank.some((l) => l.moved)) {
+    t.same(rows.map((x) => [x.status, x.amount]), [['succeeded', 2000]]);
+    t.equal((await payment(id)).amount_refunded, 2000);
+  } else {
+    t.same(rows, [], 'the bank never got it: no refund');
+    t.equal((await payment(id)).amount_refunded, 0);
+  }
+  const retry = await call(a, 'POST', `/api/v2/payments/${id}/refunds`, key, { amount: 2000 }, { 'idempotency-key': idem });
+  t.equal(retry.status, 201, 'the retry with the same key gets the one refund');
+  t.equal((await refundRows(id)).length, 1);
+  t.equal((await payment(id)).amount_refunded, 2000);
+});

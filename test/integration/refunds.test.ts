@@ -210,3 +210,24 @@ t.test('webhooks: refund.succeeded per refund, signed, data carries the payment 
   const ev = await s.db.query(`SELECT count(*)::int AS n FROM events WHERE aggregate_id = $1 AND type LIKE '%refund%'`, [failed]);
   t.equal(ev.rows[0].n, 0, 'a refused refund sends no event');
 });
+
+t.test('keys live 24 hours on the refund row: an older key is released (never a pending one) and may refund again', async (t) => {
+  const { releaseOldRefundKeys } = await import('../../src/store/refunds-repo.js');
+  const id = await paid(s, m.key, 5000);
+  const key = `old-${id}`;
+  const first = await refund(id, { amount: 100 }, { 'idempotency-key': key });
+  t.equal(first.status, 201);
+  await s.db.query(`UPDATE refunds SET created_at = now() - interval '25 hours' WHERE id = $1`, [first.body.refund.id]);
+  // A pending refund (its attempt in flight) keeps its key whatever its age.
+  await s.db.query(`INSERT INTO refunds (id, payment_id, merchant_id, livemode, amount, currency, status, attempt_id, request_id, idempotency_key, created_at, updated_at)
+    VALUES ('ref_pendingpendingpending01', $1, $2, false, 1, 'AZN', 'pending', 'att_pending_fixture', 'req_x', $3, now() - interval '25 hours', now())`, [id, m.id, `pending-${id}`]);
+  t.ok(await releaseOldRefundKeys(s.db, 24 * 3600) >= 1);
+  const { rows } = await s.db.query('SELECT id, idempotency_key FROM refunds WHERE payment_id = $1 ORDER BY id', [id]);
+  t.same(rows.map((r) => r.idempotency_key === null), rows.map((r) => r.id === first.body.refund.id), 'only the finished old key is released');
+  await s.db.query(`DELETE FROM refunds WHERE id = 'ref_pendingpendingpending01'`);
+  await s.srv.services.kv.del(`idem:${m.id}:test:${key}`);
+  const again = await refund(id, { amount: 100 }, { 'idempotency-key': key });
+  t.equal(again.status, 201);
+  t.not(again.body.refund.id, first.body.refund.id, 'a new refund');
+  t.equal(again.body.payment.amount_refunded, 200);
+});
