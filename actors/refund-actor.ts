@@ -13,7 +13,7 @@ import { fail, type ApiFailure } from '../src/errors.js';
 import type { Attempt } from '../src/store/attempts-repo.js';
 import { abandonAttempt } from '../src/store/attempts-repo.js';
 import { findPayment } from '../src/store/payments-repo.js';
-import { beginRefund, chargeRefOf, dropRefund, findRefundByAttempt, findRefundByKey, settleRefund } from '../src/store/refunds-repo.js';
+import { beginRefund, chargeRefOf, dropRefund, findRefundByAttempt, findRefundByKey, refundSupported, settleRefund } from '../src/store/refunds-repo.js';
 import { startAttempt } from './attempt-protocol.js';
 import { MAX_CONFLICT_RETRIES, remember, type ActorContext } from './context.js';
 import type { CommandOf, Failed, ReplyOf, RefundRequest } from './protocol.js';
@@ -32,7 +32,7 @@ const persisted = (): Failed => failed(fail('service_unavailable', null, 'versio
 
 /** The answer for a refund whose bank answer is recorded. */
 async function answerFor(ctx: ActorContext, r: Refund, replayed: boolean): Promise<RefundReply> {
-  if (r.status === 'failed') return failed(fail('refund_failed', null, r.id));
+  if (r.status === 'failed') return failed(fail('refund_failed'));
   const payment = await findPayment(ctx.db, r.paymentId);
   if (!payment) return failed(fail('payment_not_found', 'id'));
   return { ok: true, refund: r, payment, replayed };
@@ -78,7 +78,7 @@ async function settle(ctx: ActorContext, cur: Payment | null, r: Refund, res: Re
       if (deliveries !== null) {
         remember(ctx.payments.cache, next.id, next, now);
         if (deliveries > 0) ctx.onDeliveries?.();
-        if (status === 'failed') return failed(fail('refund_failed', null, r.id));
+        if (status === 'failed') return failed(fail('refund_failed'));
         return { ok: true, refund: { ...r, status }, payment: next, replayed: false };
       }
     }
@@ -109,6 +109,7 @@ export async function handleRefund(ctx: ActorContext, m: CommandOf<'payment.refu
     const plan = planRefund(p, q.amount);
     if (!plan.ok) return failed(fail(plan.code, plan.code === 'refund_amount_invalid' ? 'amount' : null));
     if (!prior && !p.pendingAttempt) {
+      if (!(await refundSupported(ctx.db, p.id, ctx.connectors(p.livemode).name))) return failed(fail('refund_not_supported'));
       let refund: Refund | null = null;
       let keyTaken = false;
       const chargeRef = await chargeRefOf(ctx.db, p.id);

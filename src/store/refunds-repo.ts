@@ -175,6 +175,21 @@ export async function chargeRefOf(db: pg.Pool, paymentId: string): Promise<strin
   return res.rows[0]?.ref ?? null;
 }
 
+/**
+ * Whether the connector's capability row (CMC) for the method the payment was paid with allows
+ * refunds; a method without a row is allowed.
+ */
+export async function refundSupported(db: pg.Pool, paymentId: string, connector: string): Promise<boolean> {
+  const res = await db.query<{ supports_refund: boolean }>({
+    name: 'refund_supported',
+    text: `SELECT c.supports_refund FROM payments p JOIN connector_method_capabilities c
+             ON c.connector = $2 AND c.method_code = COALESCE(p.checkout->>'method', p.method, 'card')
+           WHERE p.id = $1`,
+    values: [paymentId, connector],
+  });
+  return res.rows[0]?.supports_refund ?? true;
+}
+
 /** Idempotency keys live 24 hours: after that the same key may create a new refund. */
 export async function releaseOldRefundKeys(db: pg.Pool, ttlSeconds: number): Promise<number> {
   const res = await db.query(

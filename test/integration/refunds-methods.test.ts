@@ -58,3 +58,19 @@ for (const [method, pay] of Object.entries(PAY)) {
     t.ok(refunds.every((r) => r.charge_ref === expected), `refunds name the charge ${expected}`);
   });
 }
+
+t.test('a method whose capability row says no refunds: 422 refund_not_supported, before any bank call', async (t) => {
+  const off = await s.admin('PUT', '/internal/catalog/capabilities/sandbox/tpay', { supports_refund: false });
+  t.equal(off.status, 200, off.text);
+  t.teardown(() => s.admin('PUT', '/internal/catalog/capabilities/sandbox/tpay', { supports_refund: true }));
+  const id = await newPayment(s, m.key);
+  await PAY.tpay(id);
+  const r = await s.request('POST', `/api/v2/payments/${id}/refunds`, { key: m.key, body: { amount: 100 } });
+  t.same([r.status, r.body.error?.code], [422, 'refund_not_supported']);
+  const ops = await s.db.query("SELECT count(*)::int AS n FROM connector_attempts WHERE aggregate_id = $1 AND operation = 'refund'", [id]);
+  t.equal(ops.rows[0].n, 0, 'the bank was not asked');
+  const card = await newPayment(s, m.key);
+  await PAY.card(card);
+  const ok = await s.request('POST', `/api/v2/payments/${card}/refunds`, { key: m.key, body: { amount: 100 } });
+  t.equal(ok.status, 201, 'other methods still refund');
+});
