@@ -11,30 +11,30 @@ import type { Connector, ConnectorRequest, ConnectorResult } from '../src/connec
 import type { AttemptStart } from '../src/store/attempts-repo.js';
 import type { ActorContext } from './context.js';
 
-export interface AttemptPlan {
+export interface AttemptPlan<R = ConnectorResult> {
   operation: string;
   amount: number;
   currency: string;
   /** What recovery needs to apply the outcome; stored with the attempt (never card data). */
   context: Record<string, unknown>;
-  call(connector: Connector, request: ConnectorRequest): Promise<ConnectorResult>;
+  call(connector: Connector, request: ConnectorRequest): Promise<R>;
 }
 
 export interface AttemptTarget { id: string; version: number; livemode: boolean }
 
-export type AttemptRun =
+export type AttemptRun<R = ConnectorResult> =
   /** Steps 1 and 2 done: the aggregate is at version + 1 and names the attempt; record `result`. */
-  | { kind: 'answered'; attemptId: string; result: ConnectorResult }
+  | { kind: 'answered'; attemptId: string; result: R }
   /** Step 1 lost the version race (or another attempt is in flight): nothing was written or called. */
   | { kind: 'conflict' }
   /** The connector gave no answer in time: the attempt stays open and recovery settles it. */
   | { kind: 'no_answer'; attemptId: string };
 
 /** Steps 1 and 2. `begin` records the attempt on the aggregate's row under its version check. */
-export async function startAttempt(
-  ctx: ActorContext, target: AttemptTarget, plan: AttemptPlan,
+export async function startAttempt<R = ConnectorResult>(
+  ctx: ActorContext, target: AttemptTarget, plan: AttemptPlan<R>,
   begin: (expectedVersion: number, start: AttemptStart) => Promise<boolean>,
-): Promise<AttemptRun> {
+): Promise<AttemptRun<R>> {
   const connector = ctx.connectors(target.livemode);
   const attemptId = prefixedId('att', 24);
   const recorded = await begin(target.version, {

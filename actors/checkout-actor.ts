@@ -14,6 +14,8 @@ import { beginPaymentAttempt, abandonAttempt, findAttempt } from '../src/store/a
 import { customerKeyOf, findSavedCard, loadCheckout, saveCard, type PaymentWithCheckout } from '../src/store/checkout-repo.js';
 import type { AttemptSettlement } from '../src/store/payments-repo.js';
 import { startAttempt, type AttemptPlan } from './attempt-protocol.js';
+import { REFUND_OPERATION } from '../src/domain/refund.js';
+import { recoverRefund } from './refund-actor.js';
 import { MAX_CONFLICT_RETRIES, remember, type ActorContext } from './context.js';
 import type { CheckoutMessage, CheckoutResult, CommandOf, Failed, ReplyOf, SubmitAction } from './protocol.js';
 
@@ -204,6 +206,7 @@ export async function handleCheckoutComplete(ctx: ActorContext, m: CommandOf<'ch
 export async function handleAttemptRecover(ctx: ActorContext, m: CommandOf<'attempt.recover'>): Promise<ReplyOf<'attempt.recover'>> {
   const a = await findAttempt(ctx.db, m.attemptId);
   if (!a || a.status !== 'started') return { ok: true, attemptId: m.attemptId, outcome: 'already_settled' };
+  if (a.operation === REFUND_OPERATION) return recoverRefund(ctx, m.id, a);
   for (let i = 0; i <= MAX_CONFLICT_RETRIES; i++) {
     const cur = await loadCheckout(ctx.db, m.id);
     if (!cur || cur.payment.pendingAttempt !== a.id) {
@@ -218,7 +221,7 @@ export async function handleAttemptRecover(ctx: ActorContext, m: CommandOf<'atte
       }
       continue;
     }
-    const done = await settle(ctx, cur, a.id, a.context as unknown as AttemptContext, r);
+    const done = await settle(ctx, cur, a.id, a.context as unknown as AttemptContext, r as ConnectorResult);
     ctx.log.warn({ paymentId: m.id, attemptId: a.id, result: r.kind, ok: done.ok }, 'recovered attempt: outcome asked of the connector and recorded');
     // A refusal here (the bank refused the key, the answer did not fit) was recorded with the release.
     if (done.ok || done.failure.code !== 'service_unavailable') return { ok: true, attemptId: a.id, outcome: 'settled' };

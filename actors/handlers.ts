@@ -5,6 +5,7 @@ import type { CommandKind, CommandOf, ReplyOf } from './protocol.js';
 import { handleApply, handleCreate } from './payment-actor.js';
 import { handleLinkCreate, handleLinkDeactivate, handleLinkPay } from './link-actor.js';
 import { handleAttemptRecover, handleCheckoutCallback, handleCheckoutComplete, handleCheckoutPay, handleCheckoutSubmit } from './checkout-actor.js';
+import { handleRefund } from './refund-actor.js';
 
 export type Handlers = { [K in CommandKind]: (ctx: ActorContext, cmd: CommandOf<K>) => Promise<ReplyOf<K>> };
 
@@ -19,4 +20,5 @@ export const handlers: Handlers = {
   'link.create': handleLinkCreate,
   'link.deactivate': handleLinkDeactivate,
   'link.pay': handleLinkPay,
+  'payment.refund': handleRefund,
 };

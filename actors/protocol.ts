@@ -10,6 +10,7 @@ import type { WebhookConfig } from '../src/config.js';
 import type { DbTimeouts } from '../src/store/db.js';
 import type { Link, LinkCreateContext, NewLink } from '../src/domain/link.js';
 import type { FeeSettings } from '../src/domain/money.js';
+import type { Refund } from '../src/domain/refund.js';
 
 /** What the customer asked the checkout to start with a method other than a typed card. */
 export type SubmitAction =
@@ -44,7 +45,16 @@ export interface LinkResult { link: Link; replayed: boolean }
 export interface LinkPayResult { link: Link; payment: Payment }
 // -- end of payment links
 
-export type Command = PaymentMessage | CheckoutMessage | AttemptMessage | LinkMessage;
+// Refunds (issue 10): run by the payment's actor (addressed by the payment's id), so the refund row,
+// the payment's move and the attempt share the payment's mailbox and version check.
+export interface RefundRequest {
+  merchantId: string; livemode: boolean; amount: number | null; reason: string | null;
+  requestId: string; idempotencyKey: string | null; requestHash: string | null;
+}
+export type RefundMessage = { kind: 'payment.refund'; id: string; request: RefundRequest };
+export interface RefundResultMsg { refund: Refund; payment: Payment; replayed: boolean }
+
+export type Command = PaymentMessage | CheckoutMessage | AttemptMessage | LinkMessage | RefundMessage;
 export type CommandKind = Command['kind'];
 export type CommandOf<K extends CommandKind> = Extract<Command, { kind: K }>;
 
@@ -64,6 +74,7 @@ export interface Results {
   'link.create': LinkResult;
   'link.deactivate': LinkResult;
   'link.pay': LinkPayResult;
+  'payment.refund': RefundResultMsg;
 }
 
 export type Failed = { ok: false; failure: ApiFailure };

@@ -8,6 +8,8 @@ import { gatewaySignatureHeader, merchantSignatureHeader } from '../src/domain/w
 import { afterAttempt, classifyStatus, type Outcome } from '../src/domain/webhook-schedule.js';
 import { gatewayEventBody, merchantEventBody, merchantPaymentObject } from '../src/api/webhook-envelopes.js';
 import { rowToPayment, type PaymentRow } from '../src/store/payment-row.js';
+import { rowToRefund, type RefundRow } from '../src/store/refund-row.js';
+import { toMerchantRefund } from '../src/api/refund-view.js';
 import { activeSecrets, claimDeliveries, recordAttempt, type ClaimedDelivery } from '../src/store/webhooks-repo.js';
 import { postWebhook, systemResolver, type Resolver } from './webhook-http.js';
 
@@ -42,7 +44,9 @@ export function render(d: ClaimedDelivery, secrets: string[], now: number, publi
   const common = { 'X-Svc-Event': ev.type, 'X-Svc-Event-Id': ev.id, 'X-Svc-Attempt': String(d.attempt) };
   if (d.api === 'merchant') {
     const object = ev.type === 'test.ping' ? d.event.data : merchantPaymentObject(rowToPayment(d.event.data as unknown as PaymentRow), publicBaseUrl);
-    const body = merchantEventBody(ev, object);
+    // A refund event's data is the payment row with the refund row under `refund` (refunds-repo.ts).
+    const refund = d.event.data.refund as RefundRow | undefined;
+    const body = merchantEventBody(ev, object, refund ? { refund: toMerchantRefund(rowToRefund(refund)) } : {});
     return { body, headers: { ...common, 'X-Svc-Signature': merchantSignatureHeader(secrets, t, body) } };
   }
   const body = gatewayEventBody(ev, d.event.data);

@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { ErrorEnvelope } from './common.js';
 import { CreatePaymentRequest, ListPaymentsQuery, PaymentList, PaymentResource, Ping } from './merchant-payments.js';
 import { CreateLinkRequest, LinkList, LinkResource, ListLinksQuery } from './links.js';
+import { CreateRefundRequest, RefundList, RefundResource, RefundResultResource } from './refunds.js';
 
 /** Plain JSON of a schema: drops TypeBox's symbol keys and the $id (components are named instead). */
 function plain(s: TSchema): Record<string, unknown> {
@@ -89,6 +90,32 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
           responses: { 200: { description: 'The payment', content: json(ref('Payment')) }, ...errors(401, 403, 404, 429) },
         },
       },
+      // Refunds (issue 10).
+      '/payments/{id}/refunds': {
+        post: {
+          operationId: 'createRefund', summary: 'Refund a paid payment, in whole (no amount) or in part',
+          description: 'Errors: 409 payment_not_payable (not paid, or nothing left), 422 refund_amount_invalid, 422 refund_not_supported, 409 refund_in_progress (retryable), 502 refund_failed (the bank refused; a failed refund is listed).',
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } },
+          ],
+          requestBody: { required: false, content: json(ref('CreateRefundRequest')) },
+          responses: {
+            201: { description: 'Refunded', content: json(ref('RefundResult')) },
+            502: { description: 'The bank refused the refund (refund_failed)', content: json(ref('Error')) },
+            ...errors(400, 401, 403, 404, 409, 413, 422, 429, 503),
+          },
+        },
+        get: {
+          operationId: 'listRefunds', summary: "The payment's refunds, newest first",
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 25 } },
+            { name: 'starting_after', in: 'query', required: false, schema: { type: 'string', description: 'next_cursor of the previous page' } },
+          ],
+          responses: { 200: { description: 'A page', content: json(ref('RefundList')) }, ...errors(401, 403, 404, 422, 429) },
+        },
+      },
       '/ping': {
         get: {
           operationId: 'ping', summary: 'Check connectivity and the key',
@@ -104,6 +131,9 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         PaymentList: { ...plain(PaymentList), properties: { ...(plain(PaymentList).properties as object), data: { type: 'array', items: ref('Payment') } } },
         Ping: plain(Ping), Error: plain(ErrorEnvelope),
         ...linkSchemas(),
+        CreateRefundRequest: plain(CreateRefundRequest), Refund: plain(RefundResource),
+        RefundResult: { ...plain(RefundResultResource), properties: { ...(plain(RefundResultResource).properties as object), refund: ref('Refund'), payment: ref('Payment') } },
+        RefundList: { ...plain(RefundList), properties: { ...(plain(RefundList).properties as object), data: { type: 'array', items: ref('Refund') } } },
       },
       responses: Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([c, d]) => [`E${c}`, { description: d, content: json(ref('Error')) }])),
     },

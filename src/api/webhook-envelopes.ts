@@ -8,10 +8,11 @@ export const WEBHOOK_API_VERSION = '2026-09-22';
 
 export interface EventMeta { id: string; type: string; livemode: boolean; createdAt: number }
 
-export function merchantEventBody(ev: EventMeta, object: unknown): string {
+/** `extra`: what `data` carries beside the object (a `refund.succeeded` event's `refund`). */
+export function merchantEventBody(ev: EventMeta, object: unknown, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
     id: ev.id, type: ev.type, api_version: WEBHOOK_API_VERSION, livemode: ev.livemode,
-    created_at: new Date(ev.createdAt).toISOString(), data: { object },
+    created_at: new Date(ev.createdAt).toISOString(), data: { object, ...extra },
   });
 }
 

@@ -8,6 +8,7 @@ export const liveConnector: Connector = {
   name: 'live',
   authorizeCard: refuse, completeChallenge: refuse, startSbp: refuse, startWallet: refuse,
   chargeWalletToken: refuse, chargeSaved: refuse, resolveExternal: refuse,
+  refund: async () => ({ kind: 'error', code: 'connector_not_configured' }),
   // Nothing is ever sent: every key is unknown to it.
   lookup: async () => ({ kind: 'unknown_attempt' }),
 };

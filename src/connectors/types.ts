@@ -27,6 +27,16 @@ export type ConnectorResult =
   | { kind: 'redirect'; ref: string; url: string }
   | { kind: 'error'; code: ConnectorErrorCode };
 
+/**
+ * What a refund call answers: the money went back (`succeeded`), the bank refused to return it
+ * (`failed`, `refund_declined`), or the connector refused before any bank saw it (`error`). A
+ * refund is synchronous: an acquirer that answers "pending" is not wired yet (docs/decisions.md).
+ */
+export type RefundResult =
+  | { kind: 'succeeded'; ref: string }
+  | { kind: 'failed'; ref: string; code: 'refund_declined' }
+  | { kind: 'error'; code: ConnectorErrorCode };
+
 /** The answer to a status query for a key the acquirer never received: it will now refuse that key. */
 export interface UnknownAttempt { kind: 'unknown_attempt' }
 
@@ -46,6 +56,13 @@ export interface BankOperations {
   chargeSaved(r: ConnectorRequest, token: string): Promise<ConnectorResult>;
   /** The answer of the bank or wallet page for the attempt `ref`. */
   resolveExternal(r: ConnectorRequest, ref: string, decision: 'approve' | 'decline'): Promise<ConnectorResult>;
+  /**
+   * Returns `r.amount` of the payment's charge `chargeRef` (the bank's reference of the charge that
+   * succeeded: the `ref` in the result of the payment's succeeded attempt; null when the payment was
+   * settled without a charge, by the test helper). Partial refunds of one charge each have their
+   * own attempt id.
+   */
+  refund(r: ConnectorRequest, chargeRef: string | null): Promise<RefundResult>;
 }
 
 export interface Connector extends BankOperations {
@@ -55,5 +72,5 @@ export interface Connector extends BankOperations {
    * never received, `unknown_attempt`, after which a call with that key is refused. Recovery asks
    * this instead of repeating a call whose outcome it did not see.
    */
-  lookup(attemptId: string): Promise<ConnectorResult | UnknownAttempt>;
+  lookup(attemptId: string): Promise<ConnectorResult | RefundResult | UnknownAttempt>;
 }

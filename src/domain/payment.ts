@@ -3,6 +3,7 @@
 //                       |  \--fail--> failed                  \---------refund (all)---------> refunded
 //                       \--expire--> expired
 import { computeFee, type FeeSettings } from './money.js';
+import { netAfter, planRefund } from './refund.js';
 
 export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'expired', 'refunded', 'partially_refunded', 'review'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
@@ -113,7 +114,8 @@ export type PaymentCommand =
   | { type: 'expire' }
   | { type: 'refund'; amount: number };
 
-export type PaymentEventType = 'payment.succeeded' | 'payment.failed' | 'payment.expired' | 'refund.succeeded';
+/** `payment.refunded` is the gateway API's event for a refund (one per refund), recorded beside the merchant API's `refund.succeeded`. */
+export type PaymentEventType = 'payment.succeeded' | 'payment.failed' | 'payment.expired' | 'refund.succeeded' | 'payment.refunded';
 
 export interface TransitionOk { ok: true; state: Payment; events: PaymentEventType[] }
 export interface TransitionError { ok: false; code: 'payment_not_payable' | 'refund_amount_invalid' }
@@ -137,11 +139,13 @@ export function transition(p: Payment, cmd: PaymentCommand, now: number): Transi
       if (p.status !== 'pending') return { ok: false, code: 'payment_not_payable' };
       return moved(p, { status: 'expired', failure: { code: 'expired', message: FAILURE_MESSAGES.expired } }, now, ['payment.expired']);
     case 'refund': {
-      if (p.status !== 'succeeded' && p.status !== 'partially_refunded') return { ok: false, code: 'payment_not_payable' };
-      const remaining = p.amount - p.amountRefunded;
-      if (!Number.isSafeInteger(cmd.amount) || cmd.amount < 1 || cmd.amount > remaining) return { ok: false, code: 'refund_amount_invalid' };
-      const refunded = p.amountRefunded + cmd.amount;
-      return moved(p, { amountRefunded: refunded, status: refunded === p.amount ? 'refunded' : 'partially_refunded' }, now, ['refund.succeeded']);
+      // The same rules as a refund request with an explicit amount (src/domain/refund.ts); the fee stays.
+      const plan = planRefund(p, cmd.amount);
+      if (!plan.ok) return plan;
+      const refunded = p.amountRefunded + plan.amount;
+      return moved(p, {
+        amountRefunded: refunded, net: netAfter(p, refunded), status: refunded === p.amount ? 'refunded' : 'partially_refunded',
+      }, now, ['refund.succeeded', 'payment.refunded']);
     }
   }
 }

@@ -43,7 +43,7 @@ for (const status of PAYMENT_STATUSES) {
         t.equal(r.state.status, want);
         t.equal(r.state.version, before.version + 1, 'version grows by one');
         t.equal(r.state.updatedAt, 5_000);
-        t.equal(r.events.length, 1);
+        t.same(r.events.length, name.startsWith('refund') ? 2 : 1, 'refund.succeeded and payment.refunded for a refund');
       } else {
         t.equal(r.code, want);
       }
@@ -66,7 +66,8 @@ t.test('effects of each move', async (t) => {
   t.same(e.events, ['payment.expired']);
   const r = ok(transition(base('succeeded'), COMMANDS.refund_part, 7));
   t.equal(r.state.amountRefunded, 400);
-  t.same(r.events, ['refund.succeeded']);
+  t.equal(r.state.net, 1000 - 35 - 400, 'the fee is kept: net = amount - fee - amount_refunded');
+  t.same(r.events, ['refund.succeeded', 'payment.refunded']);
   for (const bad of [0, -1, 1.5, 1001]) t.notOk(transition(base('succeeded'), { type: 'refund', amount: bad }, 7).ok, `refund ${bad}`);
 });
 

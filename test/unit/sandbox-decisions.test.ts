@@ -75,3 +75,15 @@ t.test('live mode: the sandbox refuses test cards; the live connector is not con
     await liveConnector.chargeSaved(live, 'x'), await liveConnector.completeChallenge(live, 'x', 'Y'), await liveConnector.resolveExternal(live, 'x', 'approve'),
   ]) t.same(r, { kind: 'error', code: 'connector_not_configured' });
 });
+
+t.test('refunds: returned, refused for an amount ending in 666, refused in live mode; the live connector is not configured', async (t) => {
+  for (const amount of [1, 100, 665, 667, 1000, 4900]) {
+    t.match(await sbx.refund({ ...req, amount }, 'sbx_card_x'), { kind: 'succeeded', ref: /^sbx_rfd_/ }, `${amount}`);
+  }
+  for (const amount of [666, 1666, 10_666]) {
+    t.match(await sbx.refund({ ...req, amount }, 'sbx_card_x'), { kind: 'failed', ref: /^sbx_rfd_/, code: 'refund_declined' }, `${amount}`);
+  }
+  t.match(await sbx.refund(req, null), { kind: 'succeeded' }, 'a payment settled without a charge (test helper)');
+  t.same(await sbx.refund({ ...req, livemode: true }, 'x'), { kind: 'error', code: 'connector_not_configured' });
+  t.same(await liveConnector.refund({ ...req, livemode: true }, 'x'), { kind: 'error', code: 'connector_not_configured' });
+});

@@ -1,18 +1,18 @@
 // The sandbox connector: the bank's decisions (decisions.ts) behind its ledger (ledger.ts), so that
 // every call is idempotent by its attempt id, as a real acquirer's API is by its idempotency key.
-import type { Connector, ConnectorRequest, ConnectorResult, UnknownAttempt } from '../types.js';
+import type { Connector, ConnectorRequest, ConnectorResult, RefundResult, UnknownAttempt } from '../types.js';
 import { sandboxDecisions as bank } from './decisions.js';
 import type { SandboxLedger } from './ledger.js';
 
 export { sandboxPaths } from './decisions.js';
 
 /** A key the bank had closed on a status query is refused: nothing moves. */
-const settled = (r: ConnectorResult | UnknownAttempt): ConnectorResult =>
+const settled = <R extends ConnectorResult | RefundResult>(r: R | UnknownAttempt): R | { kind: 'error'; code: 'payment_attempt_interrupted' } =>
   r.kind === 'unknown_attempt' ? { kind: 'error', code: 'payment_attempt_interrupted' } : r;
 
 export function createSandboxConnector(ledger: SandboxLedger): Connector {
-  const once = async (r: ConnectorRequest, operation: string, reference: string | null, decide: () => Promise<ConnectorResult>) =>
-    settled(await ledger.once({ key: r.attemptId, operation, reference, amount: r.amount, currency: r.currency }, decide));
+  const once = async <R extends ConnectorResult | RefundResult>(r: ConnectorRequest, operation: string, reference: string | null, decide: () => Promise<R>) =>
+    settled(await ledger.once<R>({ key: r.attemptId, operation, reference, amount: r.amount, currency: r.currency }, decide));
   return {
     name: 'sandbox',
     authorizeCard: (r, card) => once(r, 'authorize_card', null, () => bank.authorizeCard(r, card)),
@@ -22,6 +22,8 @@ export function createSandboxConnector(ledger: SandboxLedger): Connector {
     chargeWalletToken: (r, token) => once(r, 'charge_wallet_token', null, () => bank.chargeWalletToken(r, token)),
     chargeSaved: (r, token) => once(r, 'charge_saved', null, () => bank.chargeSaved(r, token)),
     resolveExternal: (r, ref, decision) => once(r, 'resolve_external', ref, () => bank.resolveExternal(r, ref, decision)),
+    // Each partial refund is its own operation: no reference, so refunds of one charge never merge.
+    refund: (r, chargeRef) => once(r, 'refund', null, () => bank.refund(r, chargeRef)),
     lookup: (key) => ledger.lookup(key),
   };
 }

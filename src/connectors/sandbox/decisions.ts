@@ -4,7 +4,7 @@
 // reference. The connector (connector.ts) puts its ledger in front, so a repeated idempotency key
 // gets the first decision again.
 import { randomBytes } from 'node:crypto';
-import type { BankOperations, ConnectorResult } from '../types.js';
+import type { BankOperations, ConnectorResult, RefundResult } from '../types.js';
 import { TEST_CARDS } from './cards.js';
 
 const rand = () => randomBytes(9).toString('base64url').replace(/[-_]/g, 'x');
@@ -16,6 +16,9 @@ export const sandboxPaths = {
   sbp: (paymentId: string) => `/sandbox/sbp/${encodeURIComponent(paymentId)}`,
   wallet: (paymentId: string) => `/sandbox/wallet/${encodeURIComponent(paymentId)}`,
 };
+
+/** A refund of an amount whose last three digits are 666 (1666, 10666, …) is refused by the sandbox bank. */
+export const refusesRefund = (amount: number): boolean => amount % 1000 === 666;
 
 export const sandboxDecisions: BankOperations = {
   async authorizeCard(r, card) {
@@ -60,6 +63,12 @@ export const sandboxDecisions: BankOperations = {
     if (r.livemode) return { kind: 'error', code: 'connector_not_configured' };
     if (!token.startsWith('sbx_tok_')) return { kind: 'failed', ref: ref('rec'), code: 'card_declined' };
     return { kind: 'succeeded', ref: ref('rec'), country: null, token: null };
+  },
+
+  async refund(r, _chargeRef): Promise<RefundResult> {
+    if (r.livemode) return { kind: 'error', code: 'connector_not_configured' };
+    if (refusesRefund(r.amount)) return { kind: 'failed', ref: ref('rfd'), code: 'refund_declined' };
+    return { kind: 'succeeded', ref: ref('rfd') };
   },
 
   async resolveExternal(_r, attempt, decision): Promise<ConnectorResult> {

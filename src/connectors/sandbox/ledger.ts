@@ -3,7 +3,9 @@
 // challenge or page decision, whatever key repeats it) is the only one: a repeat gets it back and
 // moves no money twice. A status query for a key the bank never saw closes that key.
 import type pg from 'pg';
-import type { ConnectorResult, UnknownAttempt } from '../types.js';
+import type { ConnectorResult, RefundResult, UnknownAttempt } from '../types.js';
+
+type Recorded = ConnectorResult | RefundResult;
 
 export interface LedgerEntry {
   key: string;
@@ -19,8 +21,8 @@ const CLOSED: UnknownAttempt = { kind: 'unknown_attempt' };
 export class SandboxLedger {
   constructor(private readonly db: pg.Pool) {}
 
-  private async existing(e: Pick<LedgerEntry, 'key' | 'operation' | 'reference'>): Promise<ConnectorResult | UnknownAttempt | null> {
-    const res = await this.db.query<{ result: ConnectorResult | UnknownAttempt }>({
+  private async existing(e: Pick<LedgerEntry, 'key' | 'operation' | 'reference'>): Promise<Recorded | UnknownAttempt | null> {
+    const res = await this.db.query<{ result: Recorded | UnknownAttempt }>({
       name: 'sandbox_ledger_find',
       text: `SELECT result FROM sandbox_ledger WHERE idempotency_key = $1
              OR ($3::text IS NOT NULL AND operation = $2 AND reference = $3) ORDER BY created_at LIMIT 1`,
@@ -30,9 +32,9 @@ export class SandboxLedger {
   }
 
   /** Runs `decide` once per key: the first recorded result wins, for every process. */
-  async once(e: LedgerEntry, decide: () => Promise<ConnectorResult>): Promise<ConnectorResult | UnknownAttempt> {
+  async once<R extends Recorded>(e: LedgerEntry, decide: () => Promise<R>): Promise<R | UnknownAttempt> {
     const seen = await this.existing(e);
-    if (seen) return seen;
+    if (seen) return seen as R | UnknownAttempt;
     const result = await decide();
     if (result.kind === 'error') return result; // refused before it reached the bank: nothing to record
     const res = await this.db.query({
@@ -45,11 +47,11 @@ export class SandboxLedger {
     // Another caller recorded this key (or this reference) first: theirs is the bank's answer.
     const first = await this.existing(e);
     if (!first) throw new Error(`sandbox ledger: ${e.key} conflicted but no entry holds it`);
-    return first;
+    return first as R | UnknownAttempt;
   }
 
   /** The recorded result of `key`; an unknown key is closed so that it can never be used later. */
-  async lookup(key: string): Promise<ConnectorResult | UnknownAttempt> {
+  async lookup(key: string): Promise<Recorded | UnknownAttempt> {
     await this.db.query({
       name: 'sandbox_ledger_close',
       text: `INSERT INTO sandbox_ledger (idempotency_key, operation, reference, amount, currency, moved, result)

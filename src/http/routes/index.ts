@@ -11,6 +11,7 @@ import { checkoutTestRoutes } from './checkout-test.js';
 import { internalCatalogRoutes } from './internal-catalog.js';
 import { merchantLinkRoutes } from './merchant-links.js';
 import { linkPageRoutes } from './link-page.js';
+import { merchantRefundRoutes } from './merchant-refunds.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -24,4 +25,5 @@ export const allRoutes: Route[] = [
   ...internalCatalogRoutes,
   ...merchantLinkRoutes,
   ...linkPageRoutes,
+  ...merchantRefundRoutes,
 ];

@@ -1,0 +1,200 @@
+// SQL for refunds. A refund is written by its payment's actor in two statements, each under the
+// payment's version check (DESIGN invariants 1 and 9): `beginRefund` records the connector attempt,
+// names it on the payment (`pending_attempt`) and inserts the refund as `pending` (claiming its
+// idempotency key before the bank is asked); `settleRefund` records the bank's answer: the refund's
+// final status, the payment's move, the attempt's outcome, the outbox events and the webhook
+// deliveries, all in one statement.
+import type pg from 'pg';
+import { eventId } from '../domain/ids.js';
+import type { Payment } from '../domain/payment.js';
+import type { Refund } from '../domain/refund.js';
+import { MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
+import type { AttemptStart } from './attempts-repo.js';
+import { rowToRefund, type RefundRow } from './refund-row.js';
+
+const iso = (v: number) => new Date(v).toISOString();
+
+export type RefundBegin = 'started' | 'conflict' | 'key_taken';
+
+/**
+ * Step 1 of the attempt protocol for a refund. 'conflict': the payment moved or has an attempt in
+ * flight; 'key_taken': another refund holds the idempotency key. Either way nothing was written.
+ */
+export async function beginRefund(db: pg.Pool, expectedVersion: number, a: AttemptStart, r: Refund): Promise<RefundBegin> {
+  try {
+    const res = await db.query({
+      name: 'refund_begin',
+      text: `WITH upd AS (
+               UPDATE payments SET version = version + 1, pending_attempt = $3
+               WHERE id = $1 AND version = $2 AND pending_attempt IS NULL RETURNING id
+             ), att AS (
+               INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
+               SELECT $3, upd.id, $4, $5, $6, $7, 'started', $8 FROM upd RETURNING id
+             )
+             INSERT INTO refunds (id, payment_id, merchant_id, livemode, amount, currency, status, reason, attempt_id,
+                                  request_id, idempotency_key, request_hash, created_at, updated_at)
+             SELECT $9, $1, $10, $11, $6, $7, 'pending', $12, att.id, $13, $14, $15, $16, $16 FROM att RETURNING id`,
+      values: [r.paymentId, expectedVersion, a.id, a.operation, a.connector, a.amount, a.currency, JSON.stringify(a.context),
+        r.id, r.merchantId, r.livemode, r.reason, r.requestId, r.idempotencyKey, r.requestHash, iso(r.createdAt)],
+    });
+    return res.rowCount === 1 ? 'started' : 'conflict';
+  } catch (err) {
+    if ((err as { code?: string; constraint?: string }).constraint === 'refunds_idempotency') return 'key_taken';
+    throw err;
+  }
+}
+
+export interface RefundSettlement {
+  /** The payment after the refund (moved when the money went back, else only its version and attempt). */
+  next: Payment;
+  expectedVersion: number;
+  refund: { id: string; status: 'succeeded' | 'failed'; failureCode: string | null; connectorRef: string | null };
+  attempt: { id: string; status: 'succeeded' | 'failed'; result: unknown };
+  events: string[];
+}
+
+// The payment applies only if it still has the version its actor loaded and still names this
+// attempt; everything else hangs off that row. `refund.succeeded` carries the payment row and, under
+// `refund`, the refund row; `payment.refunded` (gateway API) carries the gateway's flat summary and is
+// recorded only (merchant API payments have no gateway endpoint to go to).
+const SETTLE_SQL = `
+WITH upd AS (
+  UPDATE payments SET status = $3, amount_refunded = $4, net = $5, updated_at = $6, version = $7, pending_attempt = NULL
+  WHERE id = $1 AND version = $2 AND pending_attempt = $8
+  RETURNING *
+), rf AS (
+  UPDATE refunds r SET status = $9, failure_code = $10, connector_ref = $11, updated_at = upd.updated_at
+  FROM upd WHERE r.id = $12 AND r.payment_id = upd.id AND r.status = 'pending'
+  RETURNING r.*
+), att AS (
+  UPDATE connector_attempts a SET status = $13, result = $14, updated_at = now()
+  FROM upd WHERE a.id = $8 AND a.status = 'started'
+), ev AS (
+  INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
+  SELECT e.eid, upd.merchant_id, upd.livemode, CASE WHEN e.type = 'payment.refunded' THEN 'gateway' ELSE 'merchant' END,
+    e.type, upd.id,
+    CASE WHEN e.type = 'payment.refunded'
+      THEN jsonb_build_object('payment_id', upd.id, 'amount', upd.amount, 'currency', upd.currency, 'status', upd.status,
+             'amount_refunded', upd.amount_refunded, 'channel_id', NULL, 'channel_code', NULL, 'refund_id', rf.id, 'refund_amount', rf.amount)
+      ELSE to_jsonb(upd) || jsonb_build_object('refund', to_jsonb(rf)) END,
+    upd.updated_at
+  FROM upd JOIN rf ON rf.payment_id = upd.id CROSS JOIN unnest($15::text[], $16::text[]) AS e(eid, type)
+  RETURNING id, merchant_id, api, type, created_at
+), dl AS (
+  INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, ev.created_at, ev.created_at
+  FROM ev JOIN webhook_settings ws ON ws.merchant_id = ev.merchant_id AND ws.api = 'merchant' AND ws.channel_id IS NULL
+    AND (ws.events IS NULL OR ev.type = ANY(ws.events))
+  WHERE ev.api = 'merchant' AND ev.type = ANY($17::text[])
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM rf)::int AS refunds, (SELECT count(*) FROM dl)::int AS deliveries FROM upd`;
+
+/** Step 3. The number of webhook deliveries queued, or null on a version conflict (nothing written). */
+export async function settleRefund(db: pg.Pool, s: RefundSettlement): Promise<number | null> {
+  const n = s.next;
+  const res = await db.query<{ refunds: number; deliveries: number }>({
+    name: 'refund_settle',
+    text: SETTLE_SQL,
+    values: [n.id, s.expectedVersion, n.status, n.amountRefunded, n.net, iso(n.updatedAt), n.version, s.attempt.id,
+      s.refund.status, s.refund.failureCode, s.refund.connectorRef, s.refund.id, s.attempt.status, JSON.stringify(s.attempt.result),
+      s.events.map(() => eventId()), s.events, MERCHANT_DELIVERABLE],
+  });
+  const row = res.rows[0];
+  if (!row) return null;
+  // The refund row is inserted with its attempt and only this statement finishes it: a missing row is a bug.
+  if (row.refunds !== 1) throw new Error(`refund ${s.refund.id} was not pending when its attempt ${s.attempt.id} settled`);
+  return row.deliveries;
+}
+
+/**
+ * A refund that never reached the bank (the connector refused it, or a status query found the bank
+ * never received it): the pending row is deleted, the payment released, the attempt closed, in one
+ * statement. False on a version conflict.
+ */
+export async function dropRefund(db: pg.Pool, paymentId: string, expectedVersion: number, attemptId: string, attemptStatus: 'failed' | 'abandoned', result: unknown): Promise<boolean> {
+  const res = await db.query({
+    name: 'refund_drop',
+    text: `WITH upd AS (
+             UPDATE payments SET version = version + 1, pending_attempt = NULL
+             WHERE id = $1 AND version = $2 AND pending_attempt = $3 RETURNING id
+           ), del AS (
+             DELETE FROM refunds r USING upd WHERE r.attempt_id = $3 AND r.payment_id = upd.id AND r.status = 'pending'
+           ), att AS (
+             UPDATE connector_attempts a SET status = $4, result = $5, updated_at = now() FROM upd WHERE a.id = $3 AND a.status = 'started'
+           )
+           SELECT id FROM upd`,
+    values: [paymentId, expectedVersion, attemptId, attemptStatus, JSON.stringify(result)],
+  });
+  return res.rowCount === 1;
+}
+
+export async function findRefundByKey(db: pg.Pool, merchantId: string, livemode: boolean, key: string): Promise<Refund | null> {
+  const res = await db.query<RefundRow>({
+    name: 'refund_by_idem',
+    text: 'SELECT * FROM refunds WHERE merchant_id = $1 AND livemode = $2 AND idempotency_key = $3',
+    values: [merchantId, livemode, key],
+  });
+  return res.rows[0] ? rowToRefund(res.rows[0]) : null;
+}
+
+export async function findRefundByAttempt(db: pg.Pool, attemptId: string): Promise<Refund | null> {
+  const res = await db.query<RefundRow>({ name: 'refund_by_attempt', text: 'SELECT * FROM refunds WHERE attempt_id = $1', values: [attemptId] });
+  return res.rows[0] ? rowToRefund(res.rows[0]) : null;
+}
+
+/**
+ * A page of a payment's refunds, newest first; `startingAfter` is the id of the last refund of the
+ * previous page (null when it is not a refund of this payment).
+ */
+export async function listRefunds(db: pg.Pool, paymentId: string, limit: number, startingAfter: string | null = null): Promise<{ refunds: Refund[]; hasMore: boolean } | null> {
+  const res = await db.query<RefundRow>({
+    name: 'refunds_of_payment',
+    text: `SELECT r.* FROM refunds r
+           WHERE r.payment_id = $1
+             AND ($3::text IS NULL OR (r.created_at, r.id) < (SELECT c.created_at, c.id FROM refunds c WHERE c.id = $3 AND c.payment_id = $1))
+           ORDER BY r.created_at DESC, r.id DESC LIMIT $2`,
+    values: [paymentId, limit + 1, startingAfter],
+  });
+  if (startingAfter !== null && res.rows.length === 0) {
+    const known = await db.query('SELECT 1 FROM refunds WHERE id = $1 AND payment_id = $2', [startingAfter, paymentId]);
+    if (known.rowCount === 0) return null;
+  }
+  const rows = res.rows.map(rowToRefund);
+  return { refunds: rows.slice(0, limit), hasMore: rows.length > limit };
+}
+
+/** The bank's reference of the payment's charge: the `ref` of its latest succeeded attempt that is not a refund. */
+export async function chargeRefOf(db: pg.Pool, paymentId: string): Promise<string | null> {
+  const res = await db.query<{ ref: string | null }>({
+    name: 'refund_charge_ref',
+    text: `SELECT result->>'ref' AS ref FROM connector_attempts
+           WHERE aggregate_id = $1 AND status = 'succeeded' AND operation <> 'refund' ORDER BY updated_at DESC LIMIT 1`,
+    values: [paymentId],
+  });
+  return res.rows[0]?.ref ?? null;
+}
+
+/**
+ * Whether the connector's capability row (CMC) for the method the payment was paid with allows
+ * refunds; a method without a row is allowed.
+ */
+export async function refundSupported(db: pg.Pool, paymentId: string, connector: string): Promise<boolean> {
+  const res = await db.query<{ supports_refund: boolean }>({
+    name: 'refund_supported',
+    text: `SELECT c.supports_refund FROM payments p JOIN connector_method_capabilities c
+             ON c.connector = $2 AND c.method_code = COALESCE(p.checkout->>'method', p.method, 'card')
+           WHERE p.id = $1`,
+    values: [paymentId, connector],
+  });
+  return res.rows[0]?.supports_refund ?? true;
+}
+
+/** Idempotency keys live 24 hours: after that the same key may create a new refund. */
+export async function releaseOldRefundKeys(db: pg.Pool, ttlSeconds: number): Promise<number> {
+  const res = await db.query(
+    `UPDATE refunds SET idempotency_key = NULL WHERE id IN (
+       SELECT id FROM refunds WHERE idempotency_key IS NOT NULL AND status <> 'pending' AND created_at < now() - make_interval(secs => $1)
+       LIMIT 1000 FOR UPDATE SKIP LOCKED)`, [ttlSeconds]);
+  return res.rowCount ?? 0;
+}
