@@ -9,6 +9,7 @@ import { sandboxPageRoutes } from './sandbox-pages.js';
 import { checkoutRoutes } from './checkout.js';
 import { checkoutTestRoutes } from './checkout-test.js';
 import { internalCatalogRoutes } from './internal-catalog.js';
+import { embedRoutes } from './embed.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -20,4 +21,5 @@ export const allRoutes: Route[] = [
   ...checkoutRoutes,
   ...checkoutTestRoutes,
   ...internalCatalogRoutes,
+  ...embedRoutes,
 ];
