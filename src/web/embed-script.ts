@@ -5,7 +5,8 @@
 // origin against the merchant's allowlist, and the framed page reports its outcome to that exact
 // origin. The script accepts a message only from the service's origin (the origin of checkout_url,
 // baked in when the script is built), only from its own iframe, and only with the expected shape
-// {type: 'checkout.outcome', payment_id, status}; each callback fires at most once per mount.
+// {type: 'checkout.outcome', payment_id, status}; one callback at most per mount: onSuccess for a paid
+// status, onFailure for failed or expired, none for another status (review).
 // Callbacks are for the interface only: goods ship on the webhook or a status read.
 
 export const OUTCOME_MESSAGE_TYPE = 'checkout.outcome';
@@ -17,7 +18,7 @@ export function checkoutScript(serviceOrigin: string): string {
 'use strict';
 var SERVICE=${JSON.stringify(serviceOrigin)};
 var TYPE=${JSON.stringify(OUTCOME_MESSAGE_TYPE)};
-var PAID={succeeded:1,partially_refunded:1,refunded:1};
+var PAID={succeeded:1,partially_refunded:1,refunded:1},FAILED={failed:1,expired:1};
 function checkoutUrl(u){
   var x;
   try{x=new URL(String(u),location.href)}catch(e){throw new Error('PaymentCheckout: not a URL: '+u)}
@@ -41,7 +42,7 @@ function mount(selector,opts){
     if(e.origin!==SERVICE||e.source!==f.contentWindow)return;
     var d=e.data;
     if(!d||typeof d!=='object'||d.type!==TYPE||d.payment_id!==id||typeof d.status!=='string')return;
-    if(done)return;
+    if(done||!(PAID[d.status]||FAILED[d.status]))return;
     done=true;
     var p={payment_id:d.payment_id,status:d.status};
     var cb=PAID[d.status]?opts.onSuccess:opts.onFailure;
