@@ -2,14 +2,15 @@
 // (CSP frame-ancestors) and to receive its outcome by postMessage. Pure rules, no I/O.
 //
 // An entry is an origin only: scheme, host and an optional port. https for every host; plain http
-// only for loopback hosts (localhost, 127.0.0.1, [::1]) so that development works. Never `*`, a
+// only for loopback hosts (localhost, 127.0.0.1) so that development works. No IPv6 literal: CSP
+// source expressions cannot name one. Never `*`, a
 // bare scheme, a wildcard host, a path, a query, a fragment or credentials. Entries are stored in
 // their canonical form (lower-case host, default port dropped) without duplicates.
 
 export const MAX_ALLOWED_DOMAINS = 20;
 
-const SHAPE = /^(https?):\/\/([a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::(\d{1,5}))?$/i;
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+const SHAPE = /^(https?):\/\/([a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)(?::(\d{1,5}))?$/i;
+const LOOPBACK = new Set(['localhost', '127.0.0.1']);
 
 export type OriginCheck = { ok: true; origin: string } | { ok: false; reason: string };
 
@@ -20,7 +21,7 @@ export function checkFrameOrigin(input: string): OriginCheck {
   let u: URL;
   try { u = new URL(input); } catch { return { ok: false, reason: 'is not a valid origin' }; }
   if (m[3] !== undefined && (Number(m[3]) < 1 || Number(m[3]) > 65535)) return { ok: false, reason: 'has a port outside 1-65535' };
-  if (u.protocol === 'http:' && !LOOPBACK.has(u.hostname)) return { ok: false, reason: 'must use https (plain http only for localhost, 127.0.0.1 and [::1])' };
+  if (u.protocol === 'http:' && !LOOPBACK.has(u.hostname)) return { ok: false, reason: 'must use https (plain http only for localhost and 127.0.0.1)' };
   return { ok: true, origin: u.origin };
 }
 

@@ -17,7 +17,7 @@ function poll(){if(polling)return;polling=true;status(D.t.waiting);(function tic
 function showQr(a){var p=$('#sbp-qr');if(!p)return;p.hidden=false;var img=$('#qr-img');if(a.qr_image_url)img.src=a.qr_image_url;else img.hidden=true;
 $$('#banks a').forEach(function(l){l.href=a.deeplink+(a.deeplink.indexOf('?')<0?'?':'&')+'member='+l.getAttribute('data-member')});var b=$('#sbp-start');if(b)b.hidden=true}
 function act(a){if(!a){poll();return}
-if(a.type==='three_ds_challenge'){location.href=a.acs_url+'?creq='+encodeURIComponent(a.creq);return}
+if(a.type==='three_ds_challenge'){location.href=a.acs_url+'?creq='+encodeURIComponent(a.creq)+(D.parentOrigin?'&origin='+encodeURIComponent(D.parentOrigin):'');return}
 if(a.type==='redirect'){location.href=a.redirect_url;return}
 if(a.type==='show_qr'){showQr(a);poll();return}poll()}
 function handle(r){lock(false);status('');if(r.status!==200){error(r.body&&r.body.error?r.body.error.message:D.t.error);return}

@@ -98,7 +98,7 @@ function checkoutBody(model: PayPageModel): string {
     return `<button role="tab" type="button" id="tab-${m.method}" aria-controls="panel-${m.method}" aria-selected="${on}" tabindex="${on ? 0 : -1}">${METHOD_NAMES[model.lang][m.method]}</button>`;
   }).join('')}</div>`;
   const threeDs = checkout.awaiting === 'three_ds' && checkout.nextAction?.type === 'three_ds_challenge'
-    ? `<a class="primary" id="continue-3ds" href="${escapeHtml(`${checkout.nextAction.acs_url}?creq=${encodeURIComponent(checkout.nextAction.creq)}`)}">${t.threeDs}</a>` : '';
+    ? `<a class="primary" id="continue-3ds" href="${escapeHtml(`${checkout.nextAction.acs_url}?creq=${encodeURIComponent(checkout.nextAction.creq)}${model.parentOrigin ? `&origin=${encodeURIComponent(model.parentOrigin)}` : ''}`)}">${t.threeDs}</a>` : '';
   const wallet = checkout.awaiting === 'wallet' && checkout.nextAction?.type === 'redirect'
     ? `<a class="primary" id="continue-wallet" href="${escapeHtml(checkout.nextAction.redirect_url)}">${t.toWallet}</a>` : '';
   return `${model.fallback ? `<p class="muted">${t.fallback}</p>` : ''}${tabs}${methods.map((m) => panel(m, model, m === selected)).join('')}${threeDs}${wallet}

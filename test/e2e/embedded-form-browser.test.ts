@@ -2,7 +2,7 @@
 // node:http server, two listeners = two origins): on the allowlisted origin mount() frames the
 // hosted page, the customer pays with 4242 4242 4242 4242 and onSuccess fires once with payment_id
 // and status, while forged postMessages (from a frame of another origin and from the shop's own
-// window) are ignored; a declined card calls onFailure; on an origin off the list the browser refuses the frame and no callback fires.
+// window) are ignored; a declined card calls onFailure; a 3-D Secure challenge completes in the frame; on an origin off the list the browser refuses the frame and no callback fires.
 // Then the dev-only /demo page: mount and redirect.
 import t from 'tap';
 import http from 'node:http';
@@ -111,6 +111,22 @@ async function run() {
     await frame.locator('#pay-card').click();
     await page.waitForFunction(() => (window as unknown as { __outcomes: unknown[] }).__outcomes.length > 0, null, { timeout: 20_000 });
     t.same(await outcomes(page), [['failure', { payment_id: id, status: 'failed' }]]);
+    await context.close();
+  });
+
+  t.test('allowed origin: a 3-D Secure challenge runs inside the frame and onSuccess fires', async (t) => {
+    const id = await newPayment(s, m.key);
+    const { page, context } = await shop(allowed, id, null);
+    const frame = page.frameLocator('#slot iframe');
+    await frame.locator('#cc-number').fill(CARDS.challenge);
+    await frame.locator('#cc-exp').fill('12/34');
+    await frame.locator('#cc-cvc').fill(CVC);
+    await frame.locator('#pay-card').click();
+    await frame.locator('#approve').click(); // the sandbox ACS, framed under the same allowlist
+    await page.waitForFunction(() => (window as unknown as { __outcomes: unknown[] }).__outcomes.length > 0, null, { timeout: 20_000 });
+    t.same(await outcomes(page), [['success', { payment_id: id, status: 'succeeded' }]]);
+    const url = page.frames().find((f) => f !== page.mainFrame())!.url();
+    t.equal(url, `${service}/pay/${id}?origin=${encodeURIComponent(allowed)}`, 'back on the hosted page, still knowing its parent');
     await context.close();
   });
 

@@ -5,7 +5,7 @@
 // served as JavaScript, cacheable; /demo exists only with the demo merchant.
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
-import { newPayment } from '../helpers/checkout.js';
+import { CARDS, card, newPayment } from '../helpers/checkout.js';
 
 const s = await startTestServer(t);
 const m = await s.merchant({ currencies: ['AZN', 'RUB'] });
@@ -35,6 +35,7 @@ t.test('bad origins are refused with the envelope and allowed_domain_invalid', a
     [["https://shop.example 'unsafe-inline'"], 'allowed_domains.0'],
     [['https://shop.example;script-src *'], 'allowed_domains.0'],
     [['data:'], 'allowed_domains.0'],
+    [['https://[::1]:8443'], 'allowed_domains.0'],
     [[42], 'allowed_domains.0'],
     ['https://shop.example', 'allowed_domains'],
     [Array.from({ length: 21 }, (_, i) => `https://s${i}.example`), 'allowed_domains'],
@@ -89,6 +90,36 @@ t.test('the hosted page: frame-ancestors none for an empty list, exactly the lis
   t.equal(ancestors(foreign.headers), "'none'", "another merchant's page keeps its own (empty) list");
   t.equal(foreign.data.parentOrigin, null);
   t.equal(ancestors((await page('/pay/pay_doesnotexist')).headers), "'none'", 'a missing payment is not framable');
+});
+
+t.test('the sandbox ACS: framed under the same list; the parent returns only when listed', async (t) => {
+  await patch({ allowed_domains: ['https://shop.example'] });
+  const challenge = async () => {
+    const id = await newPayment(s, m.key);
+    const r = await s.request('POST', `/checkout/${id}/pay`, { body: card(CARDS.challenge) });
+    const a = r.body.next_action as { acs_url: string; creq: string };
+    return { id, url: `${a.acs_url}?creq=${encodeURIComponent(a.creq)}`, ref: JSON.parse(Buffer.from(a.creq, 'base64url').toString()).acsTransID as string };
+  };
+  const answer = (id: string, form: Record<string, string>) => fetch(`${s.url}/sandbox/3ds/${id}`, {
+    method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString(),
+  });
+
+  const c1 = await challenge();
+  const listed = await fetch(`${c1.url}&origin=${encodeURIComponent('https://shop.example')}`);
+  t.equal(ancestors(listed.headers), 'https://shop.example');
+  t.match(await listed.text(), '<input type="hidden" name="origin" value="https://shop.example">');
+  const back = await answer(c1.id, { ref: c1.ref, answer: 'Y', origin: 'https://shop.example' });
+  t.equal(back.status, 302);
+  t.equal(back.headers.get('location'), `/pay/${c1.id}?origin=https%3A%2F%2Fshop.example`);
+
+  const c2 = await challenge();
+  const unlisted = await fetch(`${c2.url}&origin=${encodeURIComponent('https://evil.example')}`);
+  t.notMatch(await unlisted.text(), 'name="origin"', 'an unlisted parent is not carried');
+  const back2 = await answer(c2.id, { ref: c2.ref, answer: 'Y', origin: 'https://evil.example' });
+  t.equal(back2.headers.get('location'), `/pay/${c2.id}`, 'nor returned to');
+  await patch({ allowed_domains: [] });
+  const c3 = await challenge();
+  t.equal(ancestors((await fetch(c3.url)).headers), "'none'", 'an empty list: the ACS is not framable');
 });
 
 t.test('the script: JavaScript, cacheable, bound to the service origin', async (t) => {

@@ -4,14 +4,13 @@
 // embedded-form script) names the parent, and the page reports its outcome to it only when that
 // origin is on the allowlist (src/domain/frame-origins.ts).
 import { PAYMENT_ID_RE } from '../../domain/ids.js';
-import { allowedParent } from '../../domain/frame-origins.js';
 import { listSbpMembers } from '../../store/catalog-repo.js';
-import { getMerchant } from '../../store/merchants-repo.js';
 import { customerKeyOf, listSavedCards, loadCheckout } from '../../store/checkout-repo.js';
 import { newNonce } from '../../web/html.js';
 import { AUTO_RETURN_MS, renderNotFound, renderPayPage } from '../../web/pay-view.js';
 import { effectiveMethods } from '../catalog.js';
 import type { Ctx } from '../context.js';
+import { framingOf } from '../framing.js';
 import { pageLang, sendFramableHtml, sendHtml } from '../html-reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -22,8 +21,7 @@ async function payPage(ctx: Ctx, s: Services) {
   const found = PAYMENT_ID_RE.test(id) ? await loadCheckout(s.db, id) : null;
   if (!found) return sendHtml(ctx, 404, renderNotFound(pageLang(ctx, null), nonce), nonce);
   const { payment, checkout } = found;
-  const allowlist = (await getMerchant(s.db, payment.merchantId))?.allowedDomains ?? [];
-  const parentOrigin = allowedParent(new URLSearchParams(ctx.query).get('origin'), allowlist);
+  const { allowlist, parentOrigin } = await framingOf(s, payment.merchantId, new URLSearchParams(ctx.query).get('origin'));
   const lang = pageLang(ctx, payment.locale);
   const pending = payment.status === 'pending';
   const eff = pending ? await effectiveMethods(s, payment) : { methods: [], fallback: false };
