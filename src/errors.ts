@@ -198,6 +198,11 @@ export const ERRORS = {
     'The refund reason must be a string of at most 500 characters.',
     'Причина возврата должна быть строкой не длиннее 500 символов.',
     'Geri qaytarmanın səbəbi ən çox 500 simvoldan ibarət sətir olmalıdır.'),
+  // Embedded form (issue 10).
+  allowed_domain_invalid: def(422, IR, false,
+    'allowed_domains must list at most 20 site origins like https://shop.example: scheme, host and optional port only, https unless the host is localhost; no path, wildcard or *.',
+    'allowed_domains должен содержать не более 20 источников вида https://shop.example: схема, хост и необязательный порт, https для всех хостов кроме localhost; без пути, масок и *.',
+    'allowed_domains ən çox 20 mənbədən ibarət olmalıdır, məsələn https://shop.example: sxem, host və istəyə bağlı port; localhost-dan başqa hər yerdə https; yol, maska və * olmadan.'),
   // Hosted checkout and the sandbox bank.
   checkout_closed: def(409, IR, false,
     'This payment is already finished and cannot be paid again.',

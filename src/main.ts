@@ -26,6 +26,7 @@ startServer(config, log).then((srv) => {
       `    gateway secret ${srv.demo.secretKey}`,
       `    publishable    ${srv.demo.publishableKey}`,
       `  Try: curl -s ${srv.url}/api/v2/payments -H "Authorization: Bearer ${srv.demo.merchantKey}" -H 'Content-Type: application/json' -d '{"amount":4900}'`,
+      `  Embedded form demo: ${config.publicBaseUrl}/demo`,
     );
   }
   // Printed on stdout on purpose: this is the operator's own terminal, not the structured log.

@@ -105,7 +105,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const recovery = startRecovery(db, dispatcher, { afterMs: config.attemptRecoveryAfterMs, pollMs: config.attemptRecoveryPollMs }, log);
   if (failpointsArmed().length) log.warn({ failpoints: failpointsArmed() }, 'FAILPOINTS set: this process dies on purpose at those points (fault tests only)');
   const listener = budget.listen ? startDueListener({ connectionString: databaseUrl, name: `${appName}:listen`, timeouts: config.db, pingMs: config.webhooks.pollMs, log }) : null;
-  const demo = config.demoMerchant ? await ensureDemoMerchant(db, services.auth) : null;
+  const demo = config.demoMerchant ? await ensureDemoMerchant(db, services.auth, config.publicBaseUrl) : null;
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${listening.port}`;
   log.info({ url, workers: config.workers, kv: kv.kind, embeddedPostgres: !!embedded }, 'listening');
 

@@ -16,7 +16,15 @@ export const CreateMerchantRequest = Type.Object({
 }, { additionalProperties: false });
 export type CreateMerchantRequest = Static<typeof CreateMerchantRequest>;
 
-export const PatchMerchantRequest = Type.Partial(CreateMerchantRequest, { additionalProperties: false });
+// The framing allowlist is set by PATCH only (issue 10); src/domain/frame-origins.ts checks each entry.
+export const AllowedDomains = Type.Array(Type.String({ maxLength: 300 }), {
+  maxItems: 100, description: 'Site origins allowed to frame the hosted page, e.g. https://shop.example (at most 20; [] for none)',
+});
+
+export const PatchMerchantRequest = Type.Composite([
+  Type.Partial(CreateMerchantRequest),
+  Type.Object({ allowed_domains: Type.Optional(AllowedDomains) }),
+], { additionalProperties: false });
 export type PatchMerchantRequest = Static<typeof PatchMerchantRequest>;
 
 export const CreateApiKeyRequest = Type.Object({

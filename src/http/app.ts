@@ -24,7 +24,7 @@ export function apiOf(path: string): ApiName {
 }
 
 /** Public (unauthenticated) checkout endpoints and pages: small bodies, rate-limited per address and per session. */
-export const PUBLIC_PREFIXES = ['/checkout/', '/sbp/', '/pay/', '/sandbox/', '/link/'];
+export const PUBLIC_PREFIXES = ['/checkout/', '/sbp/', '/pay/', '/sandbox/', '/link/', '/demo'];
 export const isPublicRoute = (r: Pick<Route, 'auth' | 'path'>): boolean => r.auth === 'none' && PUBLIC_PREFIXES.some((p) => r.path.startsWith(p));
 
 /** The merchant API key check and its rate limit: the refusal (401/403/429) or null. */

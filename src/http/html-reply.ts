@@ -8,6 +8,11 @@ export function sendHtml(ctx: Ctx, status: number, html: string, nonce: string, 
   send(ctx, status, html, 'text/html; charset=utf-8', htmlHeaders(nonce), close);
 }
 
+/** A page that the listed origins may frame (frame-ancestors); none when the list is empty. */
+export function sendFramableHtml(ctx: Ctx, status: number, html: string, nonce: string, frameAncestors: readonly string[]): void {
+  send(ctx, status, html, 'text/html; charset=utf-8', htmlHeaders(nonce, frameAncestors));
+}
+
 export function redirect(ctx: Ctx, location: string): void {
   send(ctx, 302, '', 'text/plain; charset=utf-8', [['Location', location], ['Cache-Control', 'no-store']]);
 }

@@ -4,6 +4,8 @@ import type pg from 'pg';
 export interface Merchant {
   id: string; name: string; defaultCurrency: string; currencies: string[]; apiEnabled: boolean;
   rateLimitPerMinute: number | null; feeBps: number; feeFixed: number; isDemo: boolean;
+  /** Origins allowed to frame the hosted page (src/domain/frame-origins.ts); empty: none. */
+  allowedDomains: string[];
   createdAt: number; updatedAt: number;
 }
 
@@ -18,11 +20,13 @@ export interface ApiKeyRecord {
 interface MerchantRow {
   id: string; name: string; default_currency: string; currencies: string[]; api_enabled: boolean;
   rate_limit_per_minute: number | null; fee_bps: number; fee_fixed: number; is_demo: boolean; created_at: Date; updated_at: Date;
+  allowed_domains: string[] | null;
 }
 
 const toMerchant = (r: MerchantRow): Merchant => ({
   id: r.id, name: r.name, defaultCurrency: r.default_currency, currencies: r.currencies, apiEnabled: r.api_enabled,
   rateLimitPerMinute: r.rate_limit_per_minute, feeBps: r.fee_bps, feeFixed: Number(r.fee_fixed), isDemo: r.is_demo,
+  allowedDomains: r.allowed_domains ?? [],
   createdAt: r.created_at.getTime(), updatedAt: r.updated_at.getTime(),
 });
 
@@ -37,7 +41,7 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   revokedAt: r.revoked_at ? r.revoked_at.getTime() : null,
 });
 
-export async function insertMerchant(db: pg.Pool, m: Omit<Merchant, 'createdAt' | 'updatedAt'>): Promise<Merchant> {
+export async function insertMerchant(db: pg.Pool, m: Omit<Merchant, 'createdAt' | 'updatedAt' | 'allowedDomains'>): Promise<Merchant> {
   const res = await db.query<MerchantRow>(
     `INSERT INTO merchants (id, name, default_currency, currencies, api_enabled, rate_limit_per_minute, fee_bps, fee_fixed, is_demo)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
@@ -55,11 +59,12 @@ export async function findDemoMerchant(db: pg.Pool): Promise<Merchant | null> {
   return res.rows[0] ? toMerchant(res.rows[0]) : null;
 }
 
-export type MerchantPatch = Partial<Pick<Merchant, 'name' | 'defaultCurrency' | 'currencies' | 'apiEnabled' | 'rateLimitPerMinute' | 'feeBps' | 'feeFixed'>>;
+export type MerchantPatch = Partial<Pick<Merchant, 'name' | 'defaultCurrency' | 'currencies' | 'apiEnabled' | 'rateLimitPerMinute' | 'feeBps' | 'feeFixed' | 'allowedDomains'>>;
 
 const PATCH_COLUMNS: Record<keyof MerchantPatch, string> = {
   name: 'name', defaultCurrency: 'default_currency', currencies: 'currencies', apiEnabled: 'api_enabled',
   rateLimitPerMinute: 'rate_limit_per_minute', feeBps: 'fee_bps', feeFixed: 'fee_fixed',
+  allowedDomains: 'allowed_domains',
 };
 
 export async function updateMerchant(db: pg.Pool, id: string, patch: MerchantPatch): Promise<Merchant | null> {

@@ -20,14 +20,19 @@ export function formatAmount(amount: number, currency: string): string {
 
 export const newNonce = (): string => randomBytes(16).toString('base64');
 
-/** No third-party origin, no inline code without the nonce, no framing, no caching. */
-export function htmlHeaders(nonce: string): [string, string][] {
+/**
+ * No third-party origin, no inline code without the nonce, no caching. No framing unless
+ * `frameAncestors` lists the origins allowed to frame the page (a merchant's checked allowlist,
+ * src/domain/frame-origins.ts); X-Frame-Options DENY is then left out, since it cannot name origins.
+ */
+export function htmlHeaders(nonce: string, frameAncestors: readonly string[] = []): [string, string][] {
+  const ancestors = frameAncestors.length ? frameAncestors.join(' ') : "'none'";
   return [
-    ['Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`],
+    ['Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors ${ancestors}`],
     ['X-Content-Type-Options', 'nosniff'],
     ['Referrer-Policy', 'no-referrer'],
     ['Cache-Control', 'no-store'],
-    ['X-Frame-Options', 'DENY'],
+    ...(frameAncestors.length ? [] : [['X-Frame-Options', 'DENY'] as [string, string]]),
   ];
 }
 

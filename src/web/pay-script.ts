@@ -1,6 +1,8 @@
 // The hosted page's only script (served inline with the answer's nonce). It drives the method tabs,
 // sends the card or method to the public checkout endpoints, follows next_action (3-D Secure, QR,
 // redirect, poll) and reloads once the outcome is known, so the server renders the final screen.
+// Framed by an allowlisted merchant page (D.parentOrigin, checked by the server), the final screen
+// reports {type, payment_id, status} to that exact origin only (src/web/embed-script.ts listens).
 export const PAY_SCRIPT = `(function(){
 var D=JSON.parse(document.getElementById('pe-data').textContent);
 function $(s){return document.querySelector(s)}
@@ -15,7 +17,7 @@ function poll(){if(polling)return;polling=true;status(D.t.waiting);(function tic
 function showQr(a){var p=$('#sbp-qr');if(!p)return;p.hidden=false;var img=$('#qr-img');if(a.qr_image_url)img.src=a.qr_image_url;else img.hidden=true;
 $$('#banks a').forEach(function(l){l.href=a.deeplink+(a.deeplink.indexOf('?')<0?'?':'&')+'member='+l.getAttribute('data-member')});var b=$('#sbp-start');if(b)b.hidden=true}
 function act(a){if(!a){poll();return}
-if(a.type==='three_ds_challenge'){location.href=a.acs_url+'?creq='+encodeURIComponent(a.creq);return}
+if(a.type==='three_ds_challenge'){location.href=a.acs_url+'?creq='+encodeURIComponent(a.creq)+(D.parentOrigin?'&origin='+encodeURIComponent(D.parentOrigin):'');return}
 if(a.type==='redirect'){location.href=a.redirect_url;return}
 if(a.type==='show_qr'){showQr(a);poll();return}poll()}
 function handle(r){lock(false);status('');if(r.status!==200){error(r.body&&r.body.error?r.body.error.message:D.t.error);return}
@@ -33,5 +35,6 @@ send('/submit-method',b)})});
 var wd=$('#wallet-dialog');if(wd){wd.addEventListener('close',function(){var v=wd.returnValue;if(v==='approve'||v==='decline')send('/submit-method',{method_code:wd.getAttribute('data-method'),payment_token:'sandbox_'+v})})}
 if(D.awaiting==='sbp'&&D.nextAction)showQr(D.nextAction);
 if(D.awaiting==='sbp'||D.awaiting==='wallet'||D.awaiting==='poll')poll();
+if(D.parentOrigin&&window.parent!==window&&D.status!=='pending'){window.parent.postMessage({type:'checkout.outcome',payment_id:D.id,status:D.status},D.parentOrigin)}
 if(D.returnTo){setTimeout(function(){location.href=D.returnTo},D.autoReturnMs)}
 })();`;

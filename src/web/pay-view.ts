@@ -22,6 +22,8 @@ export interface PayPageModel {
   lang: PageLang;
   nonce: string;
   autoReturnMs: number;
+  /** The allowlisted origin of the merchant page framing this one (embedded form), else null. */
+  parentOrigin: string | null;
 }
 
 export const AUTO_RETURN_MS = 5000;
@@ -37,13 +39,14 @@ export function returnLink(p: Payment): string | null {
   } catch { return null; }
 }
 
-function langSwitch(id: string, lang: PageLang): string {
+function langSwitch(id: string, lang: PageLang, parentOrigin: string | null): string {
   const t = TEXTS[lang];
+  const embed = parentOrigin ? `&amp;origin=${encodeURIComponent(parentOrigin)}` : '';
   return `<nav class="langs" aria-label="${t.language}">${PAGE_LANGS.map((l) =>
-    `<a href="/pay/${encodeURIComponent(id)}?lang=${l}" hreflang="${l}" lang="${l}"${l === lang ? ' aria-current="true"' : ''}>${l.toUpperCase()}</a>`).join('')}</nav>`;
+    `<a href="/pay/${encodeURIComponent(id)}?lang=${l}${embed}" hreflang="${l}" lang="${l}"${l === lang ? ' aria-current="true"' : ''}>${l.toUpperCase()}</a>`).join('')}</nav>`;
 }
 
-function outcome(p: Payment, lang: PageLang): string {
+function outcome(p: Payment, lang: PageLang, framed: boolean): string {
   const t = TEXTS[lang];
   const ok = p.status === 'succeeded' || p.status === 'refunded' || p.status === 'partially_refunded';
   const title = ok ? t.succeeded : p.status === 'failed' ? t.failed : p.status === 'expired' ? t.expired : t.closed;
@@ -52,7 +55,7 @@ function outcome(p: Payment, lang: PageLang): string {
   const back = returnLink(p);
   return `<section class="outcome ${ok ? 'ok' : 'bad'}" id="outcome" data-status="${p.status}" role="status" aria-live="polite">
 <div class="icon" aria-hidden="true">${ok ? '✓' : '✕'}</div><h2>${title}</h2>${detail}
-${back ? `<p class="muted">${t.returnIn}</p><a class="primary" id="return" href="${escapeHtml(back)}">${t.returnNow}</a>` : ''}</section>`;
+${back ? `<p class="muted">${t.returnIn}</p><a class="primary" id="return" href="${escapeHtml(back)}"${framed ? ' target="_top"' : ''}>${t.returnNow}</a>` : ''}</section>`;
 }
 
 function panel(m: EffectiveMethod, model: PayPageModel, first: boolean): string {
@@ -95,7 +98,7 @@ function checkoutBody(model: PayPageModel): string {
     return `<button role="tab" type="button" id="tab-${m.method}" aria-controls="panel-${m.method}" aria-selected="${on}" tabindex="${on ? 0 : -1}">${METHOD_NAMES[model.lang][m.method]}</button>`;
   }).join('')}</div>`;
   const threeDs = checkout.awaiting === 'three_ds' && checkout.nextAction?.type === 'three_ds_challenge'
-    ? `<a class="primary" id="continue-3ds" href="${escapeHtml(`${checkout.nextAction.acs_url}?creq=${encodeURIComponent(checkout.nextAction.creq)}`)}">${t.threeDs}</a>` : '';
+    ? `<a class="primary" id="continue-3ds" href="${escapeHtml(`${checkout.nextAction.acs_url}?creq=${encodeURIComponent(checkout.nextAction.creq)}${model.parentOrigin ? `&origin=${encodeURIComponent(model.parentOrigin)}` : ''}`)}">${t.threeDs}</a>` : '';
   const wallet = checkout.awaiting === 'wallet' && checkout.nextAction?.type === 'redirect'
     ? `<a class="primary" id="continue-wallet" href="${escapeHtml(checkout.nextAction.redirect_url)}">${t.toWallet}</a>` : '';
   return `${model.fallback ? `<p class="muted">${t.fallback}</p>` : ''}${tabs}${methods.map((m) => panel(m, model, m === selected)).join('')}${threeDs}${wallet}
@@ -109,16 +112,18 @@ export function renderPayPage(model: PayPageModel): string {
   const { payment: p, lang, nonce } = model;
   const t = TEXTS[lang];
   const pending = p.status === 'pending';
-  const back = pending ? null : returnLink(p);
+  // Framed: the merchant page gets the outcome by postMessage; no automatic return inside the frame.
+  const framed = model.parentOrigin !== null;
+  const back = pending || framed ? null : returnLink(p);
   const data = {
     id: p.id, lang, t: { waiting: t.waiting, processing: t.processing, error: t.error },
     awaiting: pending ? model.checkout.awaiting : null, nextAction: pending ? nextActionView(model.checkout.nextAction) : null,
-    returnTo: back, autoReturnMs: model.autoReturnMs,
+    returnTo: back, autoReturnMs: model.autoReturnMs, status: p.status, parentOrigin: model.parentOrigin,
   };
-  const body = `<main><div class="top">${p.livemode ? '<span></span>' : `<span class="badge">${t.testMode}</span>`}${langSwitch(p.id, lang)}</div>
+  const body = `<main><div class="top">${p.livemode ? '<span></span>' : `<span class="badge">${t.testMode}</span>`}${langSwitch(p.id, lang, model.parentOrigin)}</div>
 <div class="box"><h1>${escapeHtml(p.description ?? t.title)}</h1>${p.orderId ? `<p class="muted">${t.order} ${escapeHtml(p.orderId)}</p>` : ''}
 <p class="amount" id="amount"><span class="sr">${t.amount}: </span>${escapeHtml(formatAmount(p.amount, p.currency))}</p>
-${pending ? checkoutBody(model) : outcome(p, lang)}</div></main>
+${pending ? checkoutBody(model) : outcome(p, lang, framed)}</div></main>
 <script type="application/json" id="pe-data">${jsonForHtml(data)}</script><script nonce="${nonce}">${PAY_SCRIPT}</script>`;
   return layout(lang, `${t.title} · ${formatAmount(p.amount, p.currency)}`, nonce, CSS, body);
 }

@@ -15,6 +15,15 @@ const fields: Record<string, OptionSpec> = {
   'api-enabled': { type: 'string', value: 'true|false', description: 'Allow or block the merchant\'s API keys' },
 };
 
+/** Only on update: PATCH is where the framing allowlist is set. */
+const allowedDomains: Record<string, OptionSpec> = {
+  'allowed-domains': { type: 'string', value: 'A,B|none', description: 'Site origins allowed to frame the hosted page (embedded form), e.g. https://shop.example; none clears the list' },
+};
+
+function domains(opts: OptionValues): string[] | undefined {
+  return optString(opts, 'allowed-domains')?.trim().toLowerCase() === 'none' ? [] : optList(opts, 'allowed-domains');
+}
+
 function body(opts: OptionValues) {
   const currency = optString(opts, 'currency');
   return defined({
@@ -55,10 +64,10 @@ const update: Command = {
   path: ['merchants', 'update'],
   args: ['MERCHANT_ID'],
   summary: 'Change a merchant (only the options given)',
-  options: fields,
+  options: { ...fields, ...allowedDomains },
   auth: true,
   async run({ args, opts, client }) {
-    const patch = body(opts);
+    const patch = defined({ ...body(opts), allowed_domains: domains(opts) });
     if (!Object.keys(patch).length) throw new UsageError('nothing to update: give at least one option');
     return { data: await client.call('PATCH', `/internal/merchants/${seg(args.MERCHANT_ID)}`, patch) };
   },

@@ -12,6 +12,7 @@ import { internalCatalogRoutes } from './internal-catalog.js';
 import { merchantLinkRoutes } from './merchant-links.js';
 import { linkPageRoutes } from './link-page.js';
 import { merchantRefundRoutes } from './merchant-refunds.js';
+import { embedRoutes } from './embed.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -26,4 +27,5 @@ export const allRoutes: Route[] = [
   ...merchantLinkRoutes,
   ...linkPageRoutes,
   ...merchantRefundRoutes,
+  ...embedRoutes,
 ];

@@ -1,6 +1,7 @@
 // Operator endpoints under /internal, authenticated by the ADMIN_TOKEN bearer.
 import { CreateApiKeyRequest, CreateMerchantRequest, PatchMerchantRequest } from '../../api/internal.js';
 import { compile } from '../../api/validate.js';
+import { checkFrameOrigins } from '../../domain/frame-origins.js';
 import { fail } from '../../errors.js';
 import { createMerchant, issueKey } from '../../operator/merchants.js';
 import {
@@ -12,7 +13,7 @@ import type { Route } from '../route.js';
 import type { Services } from '../services.js';
 
 const validateCreate = compile(CreateMerchantRequest, {});
-const validatePatch = compile(PatchMerchantRequest, {});
+const validatePatch = compile(PatchMerchantRequest, { allowed_domains: 'allowed_domain_invalid' });
 const validateKey = compile(CreateApiKeyRequest, {});
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -20,6 +21,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export const merchantView = (m: Merchant) => ({
   id: m.id, object: 'merchant', name: m.name, default_currency: m.defaultCurrency, currencies: m.currencies,
   api_enabled: m.apiEnabled, rate_limit_per_minute: m.rateLimitPerMinute, fee_percent: m.feeBps / 100, fee_fixed: m.feeFixed,
+  allowed_domains: m.allowedDomains,
   created_at: iso(m.createdAt), updated_at: iso(m.updatedAt),
 });
 
@@ -50,11 +52,16 @@ async function patchMerchant(ctx: Ctx, s: Services, raw: unknown) {
   const current = await getMerchant(s.db, ctx.params[0]);
   if (!current) return sendFailure(ctx, fail('merchant_not_found', 'id'));
   const b = v.value;
+  const origins = b.allowed_domains === undefined ? undefined : checkFrameOrigins(b.allowed_domains);
+  if (origins && !origins.ok) {
+    const param = origins.index === null ? 'allowed_domains' : `allowed_domains.${origins.index}`;
+    return sendFailure(ctx, fail('allowed_domain_invalid', param, origins.reason));
+  }
   const patch: MerchantPatch = {
     name: b.name, apiEnabled: b.api_enabled, feeFixed: b.fee_fixed,
     feeBps: b.fee_percent === undefined ? undefined : Math.round(b.fee_percent * 100),
     rateLimitPerMinute: b.rate_limit_per_minute, currencies: b.currencies?.map((c) => c.toUpperCase()),
-    defaultCurrency: upper(b.default_currency),
+    defaultCurrency: upper(b.default_currency), allowedDomains: origins?.ok ? origins.origins : undefined,
   };
   const currencies = patch.currencies ?? current.currencies;
   if (!currencies.includes(patch.defaultCurrency ?? current.defaultCurrency)) {

@@ -1,5 +1,8 @@
 // GET /pay/{id}: the hosted payment page of a payment (its checkout_url). Server-rendered in the
 // payment's locale (switchable with ?lang=), with the methods of its effective catalog.
+// Framable by the merchant's allowlisted origins only (frame-ancestors); `?origin=` (set by the
+// embedded-form script) names the parent, and the page reports its outcome to it only when that
+// origin is on the allowlist (src/domain/frame-origins.ts).
 import { PAYMENT_ID_RE } from '../../domain/ids.js';
 import { listSbpMembers } from '../../store/catalog-repo.js';
 import { customerKeyOf, listSavedCards, loadCheckout } from '../../store/checkout-repo.js';
@@ -7,7 +10,8 @@ import { newNonce } from '../../web/html.js';
 import { AUTO_RETURN_MS, renderNotFound, renderPayPage } from '../../web/pay-view.js';
 import { effectiveMethods } from '../catalog.js';
 import type { Ctx } from '../context.js';
-import { pageLang, sendHtml } from '../html-reply.js';
+import { framingOf } from '../framing.js';
+import { pageLang, sendFramableHtml, sendHtml } from '../html-reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
 
@@ -17,6 +21,7 @@ async function payPage(ctx: Ctx, s: Services) {
   const found = PAYMENT_ID_RE.test(id) ? await loadCheckout(s.db, id) : null;
   if (!found) return sendHtml(ctx, 404, renderNotFound(pageLang(ctx, null), nonce), nonce);
   const { payment, checkout } = found;
+  const { allowlist, parentOrigin } = await framingOf(s, payment.merchantId, new URLSearchParams(ctx.query).get('origin'));
   const lang = pageLang(ctx, payment.locale);
   const pending = payment.status === 'pending';
   const eff = pending ? await effectiveMethods(s, payment) : { methods: [], fallback: false };
@@ -29,7 +34,8 @@ async function payPage(ctx: Ctx, s: Services) {
       return [];
     })
     : [];
-  sendHtml(ctx, 200, renderPayPage({ payment, checkout, methods: eff.methods, fallback: eff.fallback, savedCards, sbpMembers, lang, nonce, autoReturnMs: AUTO_RETURN_MS }), nonce);
+  const html = renderPayPage({ payment, checkout, methods: eff.methods, fallback: eff.fallback, savedCards, sbpMembers, lang, nonce, autoReturnMs: AUTO_RETURN_MS, parentOrigin });
+  sendFramableHtml(ctx, 200, html, nonce, allowlist);
 }
 
 export const payPageRoutes: Route[] = [

@@ -4,7 +4,8 @@
 // with `?creq=`. Every page shows only the attempt the payment awaits, and its form posts the answer
 // with that attempt's reference; the answer goes to the payment's actor and the customer returns to
 // the hosted page. A page or an answer that cannot go on says why on an error page (400, 409, ...),
-// never by a silent redirect.
+// never by a silent redirect. The ACS may be framed like the hosted page (the merchant's allowlist):
+// inside the embedded form the challenge carries `origin` and returns to /pay/{id}?origin=….
 import { PAYMENT_ID_RE } from '../../domain/ids.js';
 import { ERRORS, messageFor, type ErrorCode } from '../../errors.js';
 import { loadCheckout, type PaymentWithCheckout } from '../../store/checkout-repo.js';
@@ -12,7 +13,8 @@ import { newNonce } from '../../web/html.js';
 import { METHOD_NAMES, TEXTS, type PageLang } from '../../web/i18n.js';
 import { renderApprovalPage, renderSandboxError, renderSandboxNotFound } from '../../web/sandbox-pages.js';
 import { readBody, type Ctx } from '../context.js';
-import { pageLang, redirect, sendHtml } from '../html-reply.js';
+import { framingOf, originQuery } from '../framing.js';
+import { pageLang, redirect, sendFramableHtml, sendHtml } from '../html-reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
 
@@ -65,7 +67,7 @@ function refFromCreq(creq: string | null): string {
 }
 
 /** The challenge of the attempt named by `creq` (from the query of a GET, or the form of a POST). */
-async function showChallenge(ctx: Ctx, s: Services, creq: string | null): Promise<void> {
+async function showChallenge(ctx: Ctx, s: Services, creq: string | null, askedOrigin: string | null): Promise<void> {
   const found = await load(ctx, s);
   if (!found) return;
   const p = found.payment;
@@ -74,10 +76,11 @@ async function showChallenge(ctx: Ctx, s: Services, creq: string | null): Promis
   if (!awaited(ctx, found, 'three_ds', ref, lang)) return;
   const t = TEXTS[lang];
   const nonce = newNonce();
-  sendHtml(ctx, 200, renderApprovalPage({
+  const { allowlist, parentOrigin } = await framingOf(s, p.merchantId, askedOrigin);
+  sendFramableHtml(ctx, 200, renderApprovalPage({
     lang, nonce, title: t.acsTitle, text: t.acsText, amount: p.amount, currency: p.currency, action: `/sandbox/3ds/${p.id}`, ref,
-    buttons: [['Y', t.pass, 'primary'], ['N', t.fail, 'secondary']],
-  }), nonce);
+    buttons: [['Y', t.pass, 'primary'], ['N', t.fail, 'secondary']], origin: parentOrigin,
+  }), nonce, allowlist);
 }
 
 /** The SBP bank page and the wallet pages: the customer approves or declines attempt `ref`. */
@@ -125,7 +128,7 @@ function post(kind: PageKind) {
         return sendHtml(ctx, 413, html, nonce, true);
       }
       const form = new URLSearchParams(raw);
-      if (kind === 'three_ds' && !form.has('answer')) return showChallenge(ctx, s, form.get('creq'));
+      if (kind === 'three_ds' && !form.has('answer')) return showChallenge(ctx, s, form.get('creq'), form.get('origin'));
       const found = await load(ctx, s);
       if (!found) return;
       const id = found.payment.id;
@@ -137,13 +140,17 @@ function post(kind: PageKind) {
       const reply = await s.dispatcher.send({ kind: 'checkout.callback', id, ref, answer: a });
       s.log.info({ requestId: ctx.requestId, paymentId: id, source: kind, ok: reply.ok, status: reply.ok ? reply.payment.status : reply.failure.code }, 'sandbox bank answer');
       if (!reply.ok) return catalogueError(ctx, lang, reply.failure.code, id);
-      redirect(ctx, `/pay/${encodeURIComponent(id)}`);
+      const parent = form.has('origin') ? (await framingOf(s, found.payment.merchantId, form.get('origin'))).parentOrigin : null;
+      redirect(ctx, `/pay/${encodeURIComponent(id)}${originQuery(parent)}`);
     })();
   };
 }
 
 export const sandboxPageRoutes: Route[] = [
-  { method: 'GET', path: '/sandbox/3ds/:id', api: 'web', auth: 'none', handler: (ctx, s) => showChallenge(ctx, s, new URLSearchParams(ctx.query).get('creq')) },
+  { method: 'GET', path: '/sandbox/3ds/:id', api: 'web', auth: 'none', handler: (ctx, s) => {
+    const q = new URLSearchParams(ctx.query);
+    return showChallenge(ctx, s, q.get('creq'), q.get('origin'));
+  } },
   { method: 'POST', path: '/sandbox/3ds/:id', api: 'web', auth: 'none', handler: post('three_ds') },
   { method: 'GET', path: '/sandbox/sbp/:id', api: 'web', auth: 'none', handler: approvalPage('sbp') },
   { method: 'POST', path: '/sandbox/sbp/:id', api: 'web', auth: 'none', handler: post('sbp') },

@@ -1,0 +1,64 @@
+// The embedded form: its script (GET /js/v1/checkout.js) and, in development only, the demo
+// merchant page (GET /demo) with the endpoint its buttons use (POST /demo/payments).
+import { toMerchantPayment } from '../../api/merchant-payment-view.js';
+import { paymentId } from '../../domain/ids.js';
+import { applyPaymentRules } from '../../domain/payment-rules.js';
+import { fail } from '../../errors.js';
+import { findDemoMerchant, type Merchant } from '../../store/merchants-repo.js';
+import { newNonce } from '../../web/html.js';
+import { demoHeaders, renderDemoPage } from '../../web/demo-page.js';
+import { checkoutScript } from '../../web/embed-script.js';
+import { send, type Ctx } from '../context.js';
+import { sendFailure, sendJson } from '../reply.js';
+import type { Route } from '../route.js';
+import type { Services } from '../services.js';
+
+/** The origin of the checkout pages (checkout_url is built from PUBLIC_BASE_URL). */
+const serviceOrigin = (s: Services): string => new URL(s.config.publicBaseUrl).origin;
+
+let script: { origin: string; text: string } | null = null;
+function checkoutJs(ctx: Ctx, s: Services): void {
+  const origin = serviceOrigin(s);
+  if (script?.origin !== origin) script = { origin, text: checkoutScript(origin) };
+  send(ctx, 200, script.text, 'text/javascript; charset=utf-8', [
+    ['Cache-Control', 'public, max-age=300'],
+    ['X-Content-Type-Options', 'nosniff'],
+    ['Cross-Origin-Resource-Policy', 'cross-origin'],
+  ]);
+}
+
+/** The demo merchant when the demo is enabled (DEMO_MERCHANT), else null: /demo is then not found. */
+async function demoMerchant(s: Services): Promise<Merchant | null> {
+  return s.config.demoMerchant ? findDemoMerchant(s.db) : null;
+}
+
+async function demoPage(ctx: Ctx, s: Services): Promise<void> {
+  const m = await demoMerchant(s);
+  if (!m) return sendFailure(ctx, fail('route_not_found', null, `${ctx.method} ${ctx.path}`));
+  const nonce = newNonce();
+  const origin = serviceOrigin(s);
+  send(ctx, 200, renderDemoPage(nonce, origin, m.name), 'text/html; charset=utf-8', demoHeaders(nonce, origin));
+}
+
+async function demoPayment(ctx: Ctx, s: Services): Promise<void> {
+  const m = await demoMerchant(s);
+  if (!m) return sendFailure(ctx, fail('route_not_found', null, `${ctx.method} ${ctx.path}`));
+  const rules = applyPaymentRules({ amount: 4900, currency: 'AZN', description: 'Demo order' }, m, 'api');
+  if (!rules.ok) return sendFailure(ctx, fail(rules.code, rules.param));
+  const id = paymentId(Date.now());
+  const reply = await s.dispatcher.send({
+    kind: 'payment.create', id, input: rules.value,
+    ctx: {
+      id, merchantId: m.id, livemode: false, fees: { feeBps: m.feeBps, feeFixed: m.feeFixed },
+      windowSeconds: s.config.paymentWindowSeconds, requestId: ctx.requestId, idempotencyKey: null, requestHash: null,
+    },
+  });
+  if (!reply.ok) return sendFailure(ctx, reply.failure);
+  sendJson(ctx, 201, toMerchantPayment(reply.payment, s.config.publicBaseUrl, ctx.requestId));
+}
+
+export const embedRoutes: Route[] = [
+  { method: 'GET', path: '/js/v1/checkout.js', api: 'gateway', auth: 'none', handler: checkoutJs },
+  { method: 'GET', path: '/demo', api: 'gateway', auth: 'none', handler: demoPage },
+  { method: 'POST', path: '/demo/payments', api: 'gateway', auth: 'none', handler: demoPayment },
+];
