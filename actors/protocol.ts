@@ -22,7 +22,8 @@ export type SubmitAction =
 /** Payment aggregate: creation and the plain state changes (expiry, forced outcomes). */
 export type PaymentMessage =
   | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext }
-  | { kind: 'payment.apply'; id: string; command: PaymentCommand };
+  /** Plain state changes only: money moves (refunds) go through their own command and the attempt protocol. */
+  | { kind: 'payment.apply'; id: string; command: Exclude<PaymentCommand, { type: 'refund' }> };
 
 /** The checkout of a payment (addressed by the payment's id): every acquirer call goes through here. */
 export type CheckoutMessage =
