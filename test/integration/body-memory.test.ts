@@ -5,20 +5,31 @@
 // less than the 300 MiB offered. (Before the cap it grew by about 300 MB.)
 import t from 'tap';
 import net from 'node:net';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startChild } from '../helpers/child.js';
-import { freshDatabase, REDIS_URL } from '../helpers/env.js';
+import { PG_URL, freshDatabase, REDIS_URL } from '../helpers/env.js';
 
 const ADMIN = 'memory-test-admin';
 const MiB = 1024 * 1024;
 
-const db = await freshDatabase();
-t.teardown(() => db.drop());
+// The machine's Postgres when there is one, else the embedded default in a folder of its own.
+const db = PG_URL ? await freshDatabase() : null;
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-mem-'));
 const child = await startChild({
-  DATABASE_URL: db.url, ...(REDIS_URL ? { REDIS_URL, KV_PREFIX: `mem${Date.now()}:` } : {}), ADMIN_TOKEN: ADMIN,
+  DATA_DIR: dataDir, ...(db ? { DATABASE_URL: db.url } : {}), ...(REDIS_URL ? { REDIS_URL, KV_PREFIX: `mem${Date.now()}:` } : {}), ADMIN_TOKEN: ADMIN,
   WORKERS: '1', DEMO_MERCHANT: '0', BODY_MEMORY_LIMIT_BYTES: String(16 * MiB),
 });
-t.teardown(() => { child.proc.kill('SIGKILL'); });
+t.teardown(async () => {
+  // SIGTERM, so that an embedded Postgres is stopped with the server (SIGKILL would orphan it).
+  child.proc.kill('SIGTERM');
+  const killer = setTimeout(() => child.proc.kill('SIGKILL'), 20_000);
+  await child.exited;
+  clearTimeout(killer);
+  await db?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
 const pid = child.proc.pid!;
 const { port } = new URL(child.url);
 
