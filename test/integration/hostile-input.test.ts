@@ -10,6 +10,8 @@ import { ADMIN } from '../helpers/server.js';
 const s = await startTestServer(t);
 const m = await s.merchant({ currencies: ['RUB', 'AZN'], default_currency: 'RUB' });
 const pid = await newPayment(s, m.key);
+const paid = await newPayment(s, m.key);
+if ((await s.request('POST', `/api/v2/test/payments/${paid}/complete`, { key: m.key, body: { outcome: 'succeeded' } })).status !== 200) throw new Error('could not pay the refund target');
 const other = await s.merchant({ name: 'Other' });
 const secret = await s.key(m.id, 'secret', 'test');
 
@@ -24,6 +26,10 @@ const SUBMIT = (name: string, raw: string, status: number, code: string, param?:
 const OP = (name: string, method: string, path: string, raw: string | undefined, status: number, code: string, param?: string): Case =>
   ({ name: `operator: ${name}`, api: 'internal', method, path, auth: ADMIN, raw, status, code, param });
 
+const REF = (name: string, raw: string, status: number, code: string, param?: string): Case =>
+  ({ name: `refund create: ${name}`, api: 'merchant', method: 'POST', path: `/api/v2/payments/${pid}/refunds`, auth: m.key, raw, status, code, param });
+const LINK = (name: string, raw: string, status: number, code: string, param?: string): Case =>
+  ({ name: `link create: ${name}`, api: 'merchant', method: 'POST', path: '/api/v2/links', auth: m.key, raw, status, code, param });
 const card = '"number":"4242424242424242","exp_month":"12","exp_year":"34","cvc":"731"';
 const NUL = '\\u0000';
 const HIGH = '\\ud800';
@@ -41,6 +47,9 @@ const CLASSES: Record<string, Case[]> = {
     SUBMIT('__proto__ inside payment_data', '{"method_code":"apple_pay","payment_data":{"__proto__":{"a":1}}}', 422, 'parameter_unknown', 'payment_data.__proto__'),
     { name: 'test complete: __proto__', api: 'gateway', method: 'POST', path: `/v2/test/checkout/${pid}/complete`, auth: secret.key, raw: '{"outcome":"succeeded","__proto__":{}}', status: 422, code: 'parameter_unknown', param: '__proto__' },
     OP('create merchant with __proto__', 'POST', '/internal/merchants', '{"name":"x","__proto__":{"api_enabled":false}}', 422, 'parameter_unknown', '__proto__'),
+    REF('__proto__ carrying the amount', '{"__proto__":{"amount":5}}', 422, 'parameter_unknown', '__proto__'),
+    LINK('__proto__ beside the amount', '{"amount":100,"__proto__":{"max_uses":1}}', 422, 'parameter_unknown', '__proto__'),
+    OP('allowed_domains beside __proto__', 'PATCH', `/internal/merchants/${other.id}`, '{"allowed_domains":["https://shop.example"],"__proto__":{}}', 422, 'parameter_unknown', '__proto__'),
     OP('patch merchant with constructor', 'PATCH', `/internal/merchants/${other.id}`, '{"constructor":{"name":"y"}}', 422, 'parameter_unknown', 'constructor'),
   ],
   'NUL and lone surrogates': [
@@ -53,6 +62,9 @@ const CLASSES: Record<string, Case[]> = {
     PAY('NUL in the card number', '{"number":"4242\\u0000424242424242","exp_month":"12","exp_year":"34","cvc":"731"}', 422, 'card_number_invalid', 'number'),
     SUBMIT('NUL in the phone', `{"method_code":"sberpay","phone":"+7900${NUL}1234567"}`, 422, 'phone_invalid', 'phone'),
     SUBMIT('lone surrogate in a payment_data key', `{"method_code":"apple_pay","payment_data":{"${HIGH}":1}}`, 422, 'payment_token_invalid'),
+    REF('NUL in the reason', `{"reason":"a${NUL}b"}`, 422, 'refund_reason_invalid', 'reason'),
+    LINK('lone surrogate in the description', `{"amount":100,"description":"${HIGH}"}`, 422, 'description_invalid', 'description'),
+    OP('NUL in an allowed domain', 'PATCH', `/internal/merchants/${other.id}`, `{"allowed_domains":["https://a${NUL}.example"]}`, 422, 'allowed_domain_invalid', 'allowed_domains.0'),
     OP('NUL in a merchant name', 'POST', '/internal/merchants', `{"name":"a${NUL}"}`, 422, 'parameter_invalid', 'name'),
     OP('lone surrogate in a key label', 'POST', `/internal/merchants/${other.id}/api-keys`, `{"kind":"merchant","mode":"test","label":"${LOW}"}`, 422, 'parameter_invalid', 'label'),
     OP('NUL in a webhook URL', 'PUT', `/internal/merchants/${other.id}/webhook-settings`, `{"api":"merchant","url":"https://a${NUL}.example.com/h"}`, 422, 'webhook_url_invalid', 'url'),
@@ -67,6 +79,16 @@ const CLASSES: Record<string, Case[]> = {
     PAY('2,000 levels', deep(2_000), 400, 'json_too_deep'),
     SUBMIT('2,000 levels in payment_data', `{"method_code":"apple_pay","payment_data":${deep(2_000)}}`, 400, 'json_too_deep'),
     OP('10,000 levels', 'POST', '/internal/merchants', deep(10_000), 400, 'json_too_deep'),
+    REF('10,000 levels', deep(10_000), 400, 'json_too_deep'),
+    LINK('10,000 levels', deep(10_000), 400, 'json_too_deep'),
+  ],
+  'huge numbers': [
+    M('an amount past 2^53', '{"amount":99999999999999999999}', 422, 'amount_invalid', 'amount'),
+    M('an amount of 1e400 (Infinity once parsed)', '{"amount":1e400}', 422, 'amount_invalid', 'amount'),
+    { ...REF('a refund amount past 2^53', '{"amount":99999999999999999999}', 422, 'refund_amount_invalid', 'amount'), path: `/api/v2/payments/${paid}/refunds` },
+    { ...REF('a refund amount of 1e400', '{"amount":1e400}', 422, 'refund_amount_invalid', 'amount'), path: `/api/v2/payments/${paid}/refunds` },
+    LINK('a link amount past 2^53', '{"amount":99999999999999999999}', 422, 'amount_invalid', 'amount'),
+    LINK('max_uses past 2^53', '{"amount":100,"max_uses":99999999999999999999}', 422, 'max_uses_invalid', 'max_uses'),
   ],
   'schema limits': [
     M('a metadata key of 41 characters', `{"amount":100,"metadata":{"${'k'.repeat(41)}":"v"}}`, 422, 'metadata_invalid', `metadata.${'k'.repeat(41)}`),
@@ -83,6 +105,8 @@ const CLASSES: Record<string, Case[]> = {
     { name: 'checkout: NUL in a query value', api: 'gateway', method: 'GET', path: `/checkout/${pid}/sbp-members?limit=%00`, status: 400, code: 'url_invalid', param: 'limit' },
     { name: 'hosted page: NUL in the id', api: 'gateway', method: 'GET', path: '/pay/EXZ%00', status: 400, code: 'url_invalid', param: 'path' },
     { name: 'sandbox ACS page: NUL in creq', api: 'gateway', method: 'GET', path: `/sandbox/3ds/${pid}?creq=%00`, status: 400, code: 'url_invalid', param: 'creq' },
+    { name: 'merchant: NUL in a link id', api: 'merchant', method: 'GET', path: '/api/v2/links/a%00b', auth: m.key, status: 400, code: 'url_invalid', param: 'path' },
+    { name: 'link page: NUL in the id', api: 'gateway', method: 'GET', path: '/link/a%00b', status: 400, code: 'url_invalid', param: 'path' },
     OP('NUL in a merchant id', 'GET', '/internal/merchants/a%00b', undefined, 400, 'url_invalid', 'path'),
     OP('NUL in an events query', 'GET', `/internal/merchants/${other.id}/events?type=%00`, undefined, 400, 'url_invalid', 'type'),
   ],
