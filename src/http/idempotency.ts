@@ -12,6 +12,9 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 export const DEFAULT_INFLIGHT_TTL_MS = 30_000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
+/** What a key creates; each kind has its own keys (and its own unique index in Postgres). */
+export type IdempotentKind = 'payment' | 'refund' | 'link';
+
 export const validIdempotencyKey = (k: string): boolean => KEY_RE.test(k);
 
 interface InFlight { s: 'p'; h: string }
@@ -40,7 +43,9 @@ export function stableStringify(v: unknown): string {
 export class Idempotency {
   constructor(private readonly kv: KeyValue, private readonly onFailOpen: () => void, private readonly inflightTtlMs = DEFAULT_INFLIGHT_TTL_MS) {}
 
-  static scope = (merchantId: string, livemode: boolean, key: string): string => `idem:${merchantId}:${livemode ? 'live' : 'test'}:${key}`;
+  /** Keys are scoped by merchant, mode and kind of object: a payment's key and a refund's never meet. */
+  static scope = (merchantId: string, livemode: boolean, kind: IdempotentKind, key: string): string =>
+    `idem:${merchantId}:${livemode ? 'live' : 'test'}:${kind}:${key}`;
 
   async begin(scope: string, hash: string): Promise<Begin> {
     let existing: string | null;

@@ -6,7 +6,7 @@
 import { fail, type ApiFailure } from '../errors.js';
 import { failpoint } from '../failpoints.js';
 import type { Ctx } from './context.js';
-import { Idempotency } from './idempotency.js';
+import { Idempotency, requestHash, validIdempotencyKey, type IdempotentKind } from './idempotency.js';
 import { sendFailure, sendJson } from './reply.js';
 import type { Services } from './services.js';
 
@@ -21,6 +21,17 @@ export interface IdempotentRequest {
   hash: string;
   /** The committed answer for this key in Postgres, with the hash of the request that made it. */
   committed(): Promise<(StoredAnswer & { hash: string }) | null>;
+}
+
+/** The Idempotency-Key of a create, its Redis scope and the hash of what the request asks for. */
+export interface IdempotencyOf { key: string | null; scope: string; hash: string }
+
+/** Reads and checks the Idempotency-Key header once for every create: the key, its scope and the request hash, or the 400. */
+export function idempotencyOf(ctx: Ctx, owner: { merchantId: string; livemode: boolean }, kind: IdempotentKind, path: string, body: unknown): IdempotencyOf | ApiFailure {
+  const key = ctx.headers['idempotency-key'] ?? null;
+  if (key === null) return { key: null, scope: '', hash: '' };
+  if (!validIdempotencyKey(key)) return fail('idempotency_key_invalid', 'Idempotency-Key');
+  return { key, scope: Idempotency.scope(owner.merchantId, owner.livemode, kind, key), hash: requestHash('POST', path, body) };
 }
 
 export type CreateOutcome = { answer: StoredAnswer; replayed: boolean } | { failure: ApiFailure };

@@ -152,7 +152,7 @@ t.test('Idempotency-Key: replay with the header and the first answer, 409 on ano
   const elsewhere = await refund(await paid(s, m.key, 5000), { amount: 1200 }, { 'idempotency-key': key });
   t.same([elsewhere.status, elsewhere.body.error.code], [409, 'idempotency_conflict'], 'the same key on another payment');
   // Redis forgets (flushed, or a fresh process): Postgres still holds the key on the refund row.
-  await s.srv.services.kv.del(`idem:${m.id}:test:${key}`);
+  await s.srv.services.kv.del(`idem:${m.id}:test:refund:${key}`);
   const fromPg = await refund(id, { amount: 1200 }, { 'idempotency-key': key });
   t.equal(fromPg.status, 201);
   t.equal(fromPg.headers.get('idempotent-replayed'), 'true');
@@ -225,9 +225,22 @@ t.test('keys live 24 hours on the refund row: an older key is released (never a 
   const { rows } = await s.db.query('SELECT id, idempotency_key FROM refunds WHERE payment_id = $1 ORDER BY id', [id]);
   t.same(rows.map((r) => r.idempotency_key === null), rows.map((r) => r.id === first.body.refund.id), 'only the finished old key is released');
   await s.db.query(`DELETE FROM refunds WHERE id = 'ref_pendingpendingpending01'`);
-  await s.srv.services.kv.del(`idem:${m.id}:test:${key}`);
+  await s.srv.services.kv.del(`idem:${m.id}:test:refund:${key}`);
   const again = await refund(id, { amount: 100 }, { 'idempotency-key': key });
   t.equal(again.status, 201);
   t.not(again.body.refund.id, first.body.refund.id, 'a new refund');
   t.equal(again.body.payment.amount_refunded, 200);
+});
+
+t.test('keys are scoped by kind: the Idempotency-Key of a payment may also name its refund', async (t) => {
+  const key = `shared-${Date.now()}`;
+  const created = await s.request('POST', '/api/v2/payments', { key: m.key, body: { amount: 3000, currency: 'AZN' }, headers: { 'idempotency-key': key } });
+  t.equal(created.status, 201);
+  const pay = await s.request('POST', `/checkout/${created.body.id}/pay`, { body: card(CARDS.success) });
+  t.equal(pay.body.status, 'succeeded');
+  const r = await refund(created.body.id, { amount: 1000 }, { 'idempotency-key': key });
+  t.equal(r.status, 201, 'a refund, not a 409 against the payment that holds the same key');
+  t.equal(r.body.refund.amount, 1000);
+  const again = await refund(created.body.id, { amount: 1000 }, { 'idempotency-key': key });
+  t.equal(again.headers.get('idempotent-replayed'), 'true', 'and the refund replays under it');
 });

@@ -7,8 +7,7 @@ import { fail } from '../../errors.js';
 import { findLink, findLinkByIdempotencyKey, linkCursorOf, listLinks } from '../../store/links-repo.js';
 import type { Principal } from '../auth.js';
 import type { Ctx } from '../context.js';
-import { Idempotency, requestHash, validIdempotencyKey } from '../idempotency.js';
-import { runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -23,14 +22,13 @@ async function createLink(ctx: Ctx, s: Services, raw: unknown): Promise<void> {
   const rules = applyLinkRules(checked.value as LinkInput, who.merchant, Date.now());
   if (!rules.ok) return sendFailure(ctx, fail(rules.code, rules.param));
 
-  const idemKey = ctx.headers['idempotency-key'] ?? null;
-  if (idemKey !== null && !validIdempotencyKey(idemKey)) return sendFailure(ctx, fail('idempotency_key_invalid', 'Idempotency-Key'));
-  const hash = idemKey ? requestHash('POST', '/api/v2/links', body) : null;
+  const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'link', '/api/v2/links', body);
+  if ('code' in idem) return sendFailure(ctx, idem);
+  const idemKey = idem.key;
+  const hash = idemKey ? idem.hash : null;
   const render = (l: Link): StoredAnswer => ({ status: 201, body: JSON.stringify(toLinkResource(l, s.config.publicBaseUrl, l.requestId, Date.now())), requestId: l.requestId });
   await runIdempotent(ctx, s, {
-    key: idemKey,
-    scope: idemKey ? Idempotency.scope(who.merchant.id, who.livemode, `link:${idemKey}`) : '',
-    hash: hash ?? '',
+    ...idem,
     async committed() {
       const l = await findLinkByIdempotencyKey(s.db, who.merchant.id, who.livemode, idemKey!);
       return l ? { ...render(l), hash: l.requestHash ?? '' } : null;

@@ -9,8 +9,7 @@ import { findByIdempotencyKey, findPaymentByOrder } from '../../store/payments-r
 import type { Payment } from '../../domain/payment.js';
 import type { Principal } from '../auth.js';
 import type { Ctx } from '../context.js';
-import { Idempotency, requestHash, validIdempotencyKey } from '../idempotency.js';
-import { runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -28,14 +27,13 @@ async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void>
   const rules = applyPaymentRules(checked.value as PaymentInput, who.merchant, 'api');
   if (!rules.ok) return sendFailure(ctx, fail(rules.code, rules.param));
 
-  const idemKey = ctx.headers['idempotency-key'] ?? null;
-  if (idemKey !== null && !validIdempotencyKey(idemKey)) return sendFailure(ctx, fail('idempotency_key_invalid', 'Idempotency-Key'));
-  const hash = idemKey ? requestHash('POST', '/api/v2/payments', body) : null;
+  const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'payment', '/api/v2/payments', body);
+  if ('code' in idem) return sendFailure(ctx, idem);
+  const idemKey = idem.key;
+  const hash = idemKey ? idem.hash : null;
   const render = (p: Payment): StoredAnswer => ({ status: 201, body: JSON.stringify(toMerchantPayment(p, s.config.publicBaseUrl, p.requestId)), requestId: p.requestId });
   await runIdempotent(ctx, s, {
-    key: idemKey,
-    scope: idemKey ? Idempotency.scope(who.merchant.id, who.livemode, idemKey) : '',
-    hash: hash ?? '',
+    ...idem,
     async committed() {
       const p = await findByIdempotencyKey(s.db, who.merchant.id, who.livemode, idemKey!);
       return p ? { ...render(p), hash: p.requestHash ?? '' } : null;

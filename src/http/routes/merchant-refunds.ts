@@ -12,8 +12,7 @@ import { findPayment } from '../../store/payments-repo.js';
 import { findRefundByKey, listRefunds } from '../../store/refunds-repo.js';
 import type { Principal } from '../auth.js';
 import type { Ctx } from '../context.js';
-import { Idempotency, requestHash, validIdempotencyKey } from '../idempotency.js';
-import { runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -36,9 +35,10 @@ async function createRefund(ctx: Ctx, s: Services, raw: unknown): Promise<void> 
   const body = dropNulls(raw);
   const checked = validateCreate(body);
   if (!checked.ok) return sendFailure(ctx, checked.failure);
-  const idemKey = ctx.headers['idempotency-key'] ?? null;
-  if (idemKey !== null && !validIdempotencyKey(idemKey)) return sendFailure(ctx, fail('idempotency_key_invalid', 'Idempotency-Key'));
-  const hash = idemKey ? requestHash('POST', `/api/v2/payments/${payment.id}/refunds`, body) : null;
+  const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'refund', `/api/v2/payments/${payment.id}/refunds`, body);
+  if ('code' in idem) return sendFailure(ctx, idem);
+  const idemKey = idem.key;
+  const hash = idemKey ? idem.hash : null;
   const base = s.config.publicBaseUrl;
   // request_id, here and in the nested payment, names the request that made the refund (replays too).
   const render = (r: Refund, p: Payment): StoredAnswer => ({
@@ -46,9 +46,7 @@ async function createRefund(ctx: Ctx, s: Services, raw: unknown): Promise<void> 
     body: JSON.stringify({ object: 'refund_result', refund: toMerchantRefund(r), payment: toMerchantPayment(p, base, r.requestId), request_id: r.requestId }),
   });
   await runIdempotent(ctx, s, {
-    key: idemKey,
-    scope: idemKey ? Idempotency.scope(who.merchant.id, who.livemode, idemKey) : '',
-    hash: hash ?? '',
+    ...idem,
     async committed() {
       // Only a succeeded refund has an answer to replay; a failed one is answered again by the actor.
       const r = await findRefundByKey(s.db, who.merchant.id, who.livemode, idemKey!);
