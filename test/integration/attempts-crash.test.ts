@@ -3,6 +3,7 @@
 // bank's answer and the outcome write (or before the call) leaves an attempt that recovery settles
 // by asking the bank, so the customer is charged exactly once and the payment shows it.
 import t from 'tap';
+import { until } from '../helpers/wait.js';
 import type { Child } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
 import { PG_URL } from '../helpers/env.js';
@@ -13,11 +14,6 @@ if (!PG_URL) {
   process.exit(0);
 }
 
-const until = async (what: string, fn: () => boolean | Promise<boolean>, ms = 20_000) => {
-  const end = Date.now() + ms;
-  while (Date.now() < end) { if (await fn()) return; await new Promise((r) => setTimeout(r, 50)); }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 async function call(c: Child, method: string, p: string, key: string | null, body?: unknown) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };

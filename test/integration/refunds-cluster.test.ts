@@ -4,6 +4,7 @@
 // call) is recovered with exactly one refund (or none), and the client's retry with the same
 // Idempotency-Key gets that outcome.
 import t from 'tap';
+import { until } from '../helpers/wait.js';
 import type { Child } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
 import { PG_URL } from '../helpers/env.js';
@@ -14,11 +15,6 @@ if (!PG_URL) {
   process.exit(0);
 }
 
-const until = async (what: string, fn: () => boolean | Promise<boolean>, ms = 20_000) => {
-  const end = Date.now() + ms;
-  while (Date.now() < end) { if (await fn()) return; await new Promise((r) => setTimeout(r, 50)); }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 async function call(c: Child, method: string, p: string, key: string | null, body?: unknown, headers: Record<string, string> = {}) {
   const h: Record<string, string> = { 'content-type': 'application/json', ...headers };

@@ -3,6 +3,7 @@
 // killed mid-delivery delivers again with the same event id; two processes on one database deliver
 // each event once.
 import t from 'tap';
+import { until } from '../helpers/wait.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,11 +11,6 @@ import { startChild, type Child } from '../helpers/child.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
 
-const until = async (what: string, fn: () => boolean | Promise<boolean>, ms = 20_000) => {
-  const end = Date.now() + ms;
-  while (Date.now() < end) { if (await fn()) return; await new Promise((r) => setTimeout(r, 50)); }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 async function call(c: Child, method: string, p: string, key: string, body?: unknown) {
   const r = await fetch(c.url + p, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });

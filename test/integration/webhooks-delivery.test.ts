@@ -1,14 +1,12 @@
 // Signed webhooks end to end: settings, an outcome committed by an actor, delivery to a real
 // receiver, the event log, secret rotation, test ping, resend.
 import t from 'tap';
+import { until as waitUntil } from '../helpers/wait.js';
+
+const until = (what: string, fn: () => boolean | Promise<boolean>, ms = 10_000) => waitUntil(what, fn, ms, 25);
 import { startTestServer } from '../helpers/server.js';
 import { signatureValid, startReceiver } from '../helpers/receiver.js';
 
-const until = async (what: string, fn: () => boolean | Promise<boolean>, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (Date.now() < end) { if (await fn()) return; await new Promise((r) => setTimeout(r, 25)); }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 const s = await startTestServer(t, { WEBHOOK_ALLOW_PRIVATE: '1', PAYMENT_WINDOW_SECONDS: '1', EXPIRY_POLL_MS: '100', WEBHOOK_POLL_MS: '100' });
 const rx = await startReceiver();
