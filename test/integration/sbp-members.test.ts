@@ -199,3 +199,16 @@ t.test('submit-method checks the member against the same table: added, deactivat
   const sber = await submit(b, '110000000005');
   t.equal(sber.status, 200, 'a seeded active member is accepted');
 });
+
+t.test('the public lists share the public rate limit per client address (PUBLIC_PREFIXES)', async (t) => {
+  const p = await startTestServer(t, { PUBLIC_RATE_LIMIT_PER_MINUTE: '3', CLIENT_IP_HEADER: 'X-Client-IP' });
+  const pm = await p.merchant({ currencies: ['RUB'] });
+  const id = await newPayment(p, pm.key);
+  const from = { headers: { 'x-client-ip': '10.1.0.1' } };
+  const answers = [];
+  for (const path of ['/sbp/members', '/sbp/members/popular', `/checkout/${id}/sbp-members`, '/sbp/members/popular']) answers.push(await p.request('GET', path, from));
+  t.same(answers.map((r) => r.status), [200, 200, 200, 429]);
+  t.equal(answers[3].body.error.code, 'RATE_LIMITED');
+  t.ok(Number(answers[3].headers.get('retry-after')) >= 1);
+  t.equal((await p.request('GET', '/sbp/members/popular', { headers: { 'x-client-ip': '10.1.0.2' } })).status, 200, 'another address is not affected');
+});
