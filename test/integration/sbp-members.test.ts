@@ -212,3 +212,16 @@ t.test('the public lists share the public rate limit per client address (PUBLIC_
   t.ok(Number(answers[3].headers.get('retry-after')) >= 1);
   t.equal((await p.request('GET', '/sbp/members/popular', { headers: { 'x-client-ip': '10.1.0.2' } })).status, 200, 'another address is not affected');
 });
+
+t.test('OpenAPI covers the public lists at the service root, with the member record and the limit rule', async (t) => {
+  const doc = (await s.request('GET', '/openapi.json')).body;
+  for (const p of ['/sbp/members', '/sbp/members/popular', '/checkout/{sessionId}/sbp-members']) {
+    t.ok(doc.paths[p]?.get, p);
+    t.same(doc.paths[p].servers, [{ url: s.srv.services.config.publicBaseUrl }], 'served from the root, not /api/v2');
+    t.same(doc.paths[p].get.security, [], `${p} is public`);
+  }
+  t.same(doc.paths['/sbp/members/popular'].get.parameters[0].schema, { type: 'integer', minimum: 1, maximum: 100, default: 6 });
+  t.same(doc.components.schemas.SbpMember.required,
+    ['member_id', 'name', 'logo_url', 'deeplink_ios', 'deeplink_android', 'is_popular', 'display_order']);
+  t.ok(doc.components.schemas.CheckoutSbpMemberList.required.includes('currency_supported'));
+});
