@@ -108,6 +108,9 @@ t.test('Postgres cut, cache cold (and Redis cut when there is one): 200 with an 
   }
   await until('the cause in the log', () => /SBP member lookup (passed its deadline|failed)/.test(child.output()));
   t.match(child.output(), /payment lookup for the SBP list failed/);
+  const metrics = await fetch(`${child.url}/metrics`, { headers: { authorization: 'Bearer adm' }, signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS) });
+  const n = Number(/^sbp_list_fail_open_total (\d+)$/m.exec(await metrics.text())?.[1]);
+  t.ok(n >= LISTS.length, `counted in sbp_list_fail_open_total (${n})`);
 });
 
 t.test('after the cut heals the full list is back: the empty answer was never cached', async (t) => {
