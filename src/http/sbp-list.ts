@@ -49,15 +49,21 @@ function readThrough(s: Services, gen: string | null): Promise<SbpMember[]> {
   return p;
 }
 
+/** A cached entry, or null when it is not a list (then it is read again and overwritten). */
+function parseList(text: string): SbpMember[] | null {
+  try {
+    const v = JSON.parse(text) as unknown;
+    return Array.isArray(v) ? v as SbpMember[] : null;
+  } catch { return null; }
+}
+
 async function load(s: Services): Promise<SbpMember[]> {
   let gen: string | null;
   try {
     gen = (await s.kv.get(GEN_KEY)) ?? '0';
     const hit = await s.kv.get(listKey(gen));
-    if (hit !== null) {
-      const parsed = JSON.parse(hit) as unknown;
-      if (Array.isArray(parsed)) return parsed as SbpMember[];
-    }
+    const parsed = hit === null ? null : parseList(hit);
+    if (parsed) return parsed;
   } catch (err) {
     s.log.warn({ err: (err as Error).message }, 'SBP member cache unreachable; reading Postgres');
     gen = null;
