@@ -4,6 +4,7 @@ import { ErrorEnvelope } from './common.js';
 import { CreatePaymentRequest, ListPaymentsQuery, PaymentList, PaymentResource, Ping } from './merchant-payments.js';
 import { CreateLinkRequest, LinkList, LinkResource, ListLinksQuery } from './links.js';
 import { CreateRefundRequest, RefundList, RefundResource, RefundResultResource } from './refunds.js';
+import { sbpPaths, sbpSchemas } from './openapi-sbp.js';
 
 /** Plain JSON of a schema: drops TypeBox's symbol keys and the $id (components are named instead). */
 function plain(s: TSchema): Record<string, unknown> {
@@ -123,6 +124,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         },
       },
       ...linkPaths(),
+      ...sbpPaths(publicBaseUrl),
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… key' } },
@@ -134,6 +136,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         CreateRefundRequest: plain(CreateRefundRequest), Refund: plain(RefundResource),
         RefundResult: { ...plain(RefundResultResource), properties: { ...(plain(RefundResultResource).properties as object), refund: ref('Refund'), payment: ref('Payment') } },
         RefundList: { ...plain(RefundList), properties: { ...(plain(RefundList).properties as object), data: { type: 'array', items: ref('Refund') } } },
+        ...sbpSchemas(),
       },
       responses: Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([c, d]) => [`E${c}`, { description: d, content: json(ref('Error')) }])),
     },

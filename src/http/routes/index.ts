@@ -13,6 +13,8 @@ import { merchantLinkRoutes } from './merchant-links.js';
 import { linkPageRoutes } from './link-page.js';
 import { merchantRefundRoutes } from './merchant-refunds.js';
 import { embedRoutes } from './embed.js';
+import { sbpMemberRoutes } from './sbp-members.js';
+import { internalSbpRoutes } from './internal-sbp.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -28,4 +30,6 @@ export const allRoutes: Route[] = [
   ...linkPageRoutes,
   ...merchantRefundRoutes,
   ...embedRoutes,
+  ...sbpMemberRoutes,
+  ...internalSbpRoutes,
 ];
