@@ -1,7 +1,7 @@
 // The response headers of the API as reusable OpenAPI components, and one pass that attaches them
 // to every response of a document, so endpoints added later carry them without repeating them:
 // X-Request-Id on every answer; X-RateLimit-* once the key is known (not on 401/403); Retry-After
-// on 429 and 503; Idempotent-Replayed and Original-Request on the answers of operations that take
+// on 429, 503 and 409 (a key still in use); Idempotent-Replayed and Original-Request on the answers of operations that take
 // an Idempotency-Key. What the server sends is in src/http (app.ts, rate-limit.ts, idempotent.ts).
 
 type Obj = Record<string, unknown>;
@@ -13,7 +13,7 @@ export const RESPONSE_HEADERS = {
   'X-RateLimit-Limit': int('Requests allowed per minute for this API key.', 1),
   'X-RateLimit-Remaining': int('Requests left in the current one-minute window.'),
   'X-RateLimit-Reset': int('When the current window ends, in Unix seconds.'),
-  'Retry-After': int('Seconds to wait before trying again.', 1),
+  'Retry-After': int('Seconds to wait before trying again: on 429 and 503, and on 409 idempotency_key_in_use (the first request with this key is still running).', 1),
   'Idempotent-Replayed': { schema: { type: 'string', const: 'true' }, description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key.' },
   'Original-Request': { schema: { type: 'string', pattern: '^req_[0-9A-Za-z]+$' }, description: 'On a replay: the id of the request that produced the answer.' },
 } as const;
@@ -26,7 +26,7 @@ const RATE: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Rat
 function headersFor(status: string, idempotent: boolean): HeaderName[] {
   const names: HeaderName[] = ['X-Request-Id'];
   if (status !== '401' && status !== '403') names.push(...RATE);
-  if (status === '429' || status === '503') names.push('Retry-After');
+  if (status === '429' || status === '503' || status === '409') names.push('Retry-After');
   if (idempotent && status.startsWith('2')) names.push('Idempotent-Replayed', 'Original-Request');
   return names;
 }

@@ -56,7 +56,7 @@ t.test('response headers: components, on every response', async (t) => {
   for (const [where, { resolved, status, idempotent }] of all) {
     const h = resolved.headers ?? {};
     t.same(h['X-Request-Id'], { $ref: '#/components/headers/X-Request-Id' }, `${where}: X-Request-Id`);
-    if (status === '429' || status === '503') t.ok(h['Retry-After'], `${where}: Retry-After`);
+    if (status === '429' || status === '503' || status === '409') t.ok(h['Retry-After'], `${where}: Retry-After`);
     if (status === '429') t.ok(h['X-RateLimit-Reset'], `${where}: X-RateLimit-Reset`);
     if (idempotent && status.startsWith('2')) t.ok(h['Idempotent-Replayed'] && h['Original-Request'], `${where}: replay headers`);
   }
