@@ -1,6 +1,7 @@
 // OpenAPI 3.1 document generated from the TypeBox schemas (JSON Schema 2020-12 compatible).
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorEnvelope } from './common.js';
+import { withResponseHeaders } from './openapi-headers.js';
 import { CreatePaymentRequest, ListPaymentsQuery, PaymentList, PaymentResource, Ping } from './merchant-payments.js';
 import { CreateLinkRequest, LinkList, LinkResource, ListLinksQuery } from './links.js';
 import { CreateRefundRequest, RefundList, RefundResource, RefundResultResource } from './refunds.js';
@@ -63,13 +64,17 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
   const queryParams = Object.entries((ListPaymentsQuery as unknown as { properties: Record<string, TSchema> }).properties)
     .map(([name, schema]) => ({ name, in: 'query', required: false, schema: plain(schema) }));
-  return {
+  return withResponseHeaders({
     openapi: '3.1.0',
     info: {
       title: 'Payments engine: merchant API', version: '2026-09-22',
       description: 'Date-versioned merchant API. Amounts are integers in minor units. Errors use one envelope with a stable code.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: `${publicBaseUrl}/api/v2` }],
+    servers: [{
+      url: '{base_url}/api/v2', description: 'This engine',
+      variables: { base_url: { default: publicBaseUrl, description: 'The public base URL of the engine (PUBLIC_BASE_URL), scheme and host, no trailing slash' } },
+    }],
     security: [{ bearer: [] }],
     paths: {
       '/payments': {
@@ -140,5 +145,5 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
       },
       responses: Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([c, d]) => [`E${c}`, { description: d, content: json(ref('Error')) }])),
     },
-  };
+  });
 }
