@@ -13,6 +13,7 @@ import { merchantLinkRoutes } from './merchant-links.js';
 import { linkPageRoutes } from './link-page.js';
 import { merchantRefundRoutes } from './merchant-refunds.js';
 import { embedRoutes } from './embed.js';
+import { gatewayChannelRoutes } from './gateway-channels.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -28,4 +29,5 @@ export const allRoutes: Route[] = [
   ...linkPageRoutes,
   ...merchantRefundRoutes,
   ...embedRoutes,
+  ...gatewayChannelRoutes,
 ];
