@@ -46,7 +46,7 @@ t.test('every merchant starts with one default channel per mode', async (t) => {
 t.test('the matrix: key kinds against endpoint groups', async (t) => {
   const chTest = await defaultOf(keys.sk);
   // group -> request; expected status per key (a 409 "is default" means the key passed the gate).
-  const groups: Record<string, { method: string; path: string; expect: Record<keyof typeof keys, [number, string | null]> }> = {
+  const groups: Record<string, { method: string; path: string; body?: unknown; expect: Record<keyof typeof keys, [number, string | null]> }> = {
     'gateway channels:read': {
       method: 'GET', path: `/v1/channels/${chTest.id}`,
       expect: {
@@ -59,6 +59,13 @@ t.test('the matrix: key kinds against endpoint groups', async (t) => {
       expect: {
         sk: [409, 'CHANNEL_IS_DEFAULT'], skLive: [404, 'CHANNEL_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [409, 'CHANNEL_IS_DEFAULT'],
         rkPayments: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+      },
+    },
+    'gateway payments:write (test helper)': {
+      method: 'POST', path: '/v2/test/checkout/EXZ-20260101-0000000000/complete', body: { outcome: 'succeeded' },
+      expect: {
+        sk: [404, 'PAYMENT_NOT_FOUND'], skLive: [404, 'ROUTE_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
+        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
       },
     },
     'merchant API': {
@@ -79,7 +86,7 @@ t.test('the matrix: key kinds against endpoint groups', async (t) => {
   };
   for (const [group, g] of Object.entries(groups)) {
     for (const [name, key] of Object.entries(keys) as [keyof typeof keys, string][]) {
-      const r = await s.request(g.method, g.path, { key });
+      const r = await s.request(g.method, g.path, { key, body: g.body });
       const [status, code] = g.expect[name];
       t.equal(r.status, status, `${group} with ${name}: ${r.text.slice(0, 200)}`);
       if (code) t.equal(r.body.error.code, code, `${group} with ${name}`);
