@@ -1,4 +1,4 @@
-// Migration 011 on a database that already has merchants: each gets one default channel per
+// Migration 012 on a database that already has merchants: each gets one default channel per
 // mode, and a key naming no channel is revoked instead of being widened to every channel.
 import t from 'tap';
 import pg from 'pg';
@@ -20,7 +20,7 @@ t.test('existing merchants get default channels; keys naming no channel are revo
   await pool.query(`INSERT INTO api_keys (id, merchant_id, kind, mode, key_hash, key_hint, channel_id) VALUES
     ('key_1', 'mer_a', 'secret', 'test', 'h1', 'x', 'bogus'), ('key_2', 'mer_a', 'secret', 'test', 'h2', 'x', NULL)`);
   const applied = await migrate(pool);
-  t.ok(applied.includes('011_channels.sql'));
+  t.ok(applied.includes('012_channels.sql'));
   const ch = await pool.query('SELECT merchant_id, livemode, slug, is_default, status, id, webhook_secret FROM channels ORDER BY merchant_id, livemode');
   t.same(ch.rows.map((r) => [r.merchant_id, r.livemode, r.slug, r.is_default, r.status]),
     [['mer_a', false, 'default', true, 'active'], ['mer_a', true, 'default', true, 'active'], ['mer_b', false, 'default', true, 'active'], ['mer_b', true, 'default', true, 'active']]);
