@@ -25,7 +25,11 @@ export async function ensureDemoMerchant(db: pg.Pool, keys: KeyCache, publicBase
     m = (await updateMerchant(db, m.id, { allowedDomains: [...m.allowedDomains, self.origin].slice(-20) })) ?? m;
   }
   for (const h of await revokeLabelledKeys(db, m.id, LABEL)) keys.forgetKey(h);
-  const issue = async (kind: 'merchant' | 'secret' | 'publishable') => (await issueKey(db, m!.id, { kind, mode: 'test', label: LABEL })).secret;
+  const issue = async (kind: 'merchant' | 'secret' | 'publishable') => {
+    const issued = await issueKey(db, m!.id, { kind, mode: 'test', label: LABEL });
+    if ('code' in issued) throw new Error(`demo key could not be issued: ${issued.code}`);
+    return issued.secret;
+  };
   const demo = { merchantId: m.id, merchantKey: await issue('merchant'), secretKey: await issue('secret'), publishableKey: await issue('publishable') };
   keys.forgetUnknown();
   return demo;

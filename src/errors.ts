@@ -314,6 +314,48 @@ export const ERRORS = {
     'expires_at должен быть моментом времени RFC 3339 в будущем, не дальше 366 дней.',
     'expires_at gələcəkdə, ən çox 366 gün sonra olan RFC 3339 vaxtı olmalıdır.'),
   // End of payment links.
+  // Gateway keys and channels (issue 11). On key-authenticated gateway routes every 400/422 of
+  // this catalogue is answered as 400 validation_error, the specific code in error.reason.
+  validation_error: def(400, IR, false,
+    'The request is not valid.',
+    'Запрос некорректен.',
+    'Sorğu düzgün deyil.'),
+  publishable_key_not_allowed: def(403, 'authentication_error', false,
+    'A publishable key works only on the widget endpoints (/widget/v1/…); use a secret or restricted key on your server.',
+    'Публикуемый ключ работает только с эндпоинтами виджета (/widget/v1/…); на сервере используйте секретный или ограниченный ключ.',
+    'Açıq açar yalnız vidcet ünvanlarında (/widget/v1/…) işləyir; serverinizdə gizli və ya məhdud açardan istifadə edin.'),
+  channel_forbidden: def(403, 'authentication_error', false,
+    'This key is limited to another channel, or to one channel while this operation concerns the whole account.',
+    'Этот ключ ограничен другим каналом или одним каналом, а операция касается всего аккаунта.',
+    'Bu açar başqa kanalla və ya bir kanalla məhdudlaşır, əməliyyat isə bütün hesaba aiddir.'),
+  channel_not_found: def(404, IR, false,
+    'No such channel.',
+    'Канал не найден.',
+    'Belə kanal tapılmadı.'),
+  channel_is_default: def(409, IR, false,
+    'The default channel cannot be paused or deleted; promote another channel to default first.',
+    'Канал по умолчанию нельзя приостановить или удалить; сначала назначьте основным другой канал.',
+    'Defolt kanalı dayandırmaq və ya silmək olmaz; əvvəlcə başqa kanalı defolt edin.'),
+  channel_status_conflict: def(409, IR, false,
+    'The channel is not in a status that allows this operation.',
+    'Статус канала не допускает эту операцию.',
+    'Kanalın statusu bu əməliyyata icazə vermir.'),
+  channel_in_use: def(409, IR, false,
+    'The channel is still referenced and cannot be hard-deleted; see error.reasons.',
+    'На канал ещё есть ссылки, его нельзя удалить окончательно; см. error.reasons.',
+    'Kanala hələ istinadlar var, onu tamamilə silmək olmaz; error.reasons-a baxın.'),
+  channel_slug_taken: def(409, IR, false,
+    'Another channel of this account already uses this slug.',
+    'Этот slug уже занят другим каналом аккаунта.',
+    'Bu slug artıq hesabın başqa kanalı tərəfindən istifadə olunur.'),
+  channel_paused: def(409, IR, false,
+    'The channel is paused and does not accept new payments.',
+    'Канал приостановлен и не принимает новые платежи.',
+    'Kanal dayandırılıb və yeni ödənişləri qəbul etmir.'),
+  channel_deleted: def(409, IR, false,
+    'The channel is deleted and does not accept new payments; restore it first.',
+    'Канал удалён и не принимает новые платежи; сначала восстановите его.',
+    'Kanal silinib və yeni ödənişləri qəbul etmir; əvvəlcə onu bərpa edin.'),
   rate_limited: def(429, 'rate_limit_error', true,
     'Too many requests; slow down and retry after the time in Retry-After.',
     'Слишком много запросов; повторите после времени из Retry-After.',
@@ -357,6 +399,8 @@ export interface ApiFailure {
   /** Optional extra detail appended to the localised message (never user-supplied secrets). */
   detail?: string;
   retryAfterSeconds?: number;
+  /** Extra fields of the error object (e.g. the reasons of channel_in_use); never secrets. */
+  extra?: Record<string, unknown>;
 }
 
 export const fail = (code: ErrorCode, param?: string | null, detail?: string): ApiFailure =>

@@ -1,5 +1,6 @@
 // Operator (/internal) request and resource schemas.
 import { Type, type Static } from '@sinclair/typebox';
+import { PERMISSIONS } from '../domain/permissions.js';
 import { Currency } from './common.js';
 
 const FeePercent = Type.Number({ minimum: 0, maximum: 100, description: 'Percent of the amount, e.g. 2.5; kept to hundredths (basis points)' });
@@ -30,8 +31,11 @@ export type PatchMerchantRequest = Static<typeof PatchMerchantRequest>;
 export const CreateApiKeyRequest = Type.Object({
   kind: Type.Union([Type.Literal('merchant'), Type.Literal('secret'), Type.Literal('restricted'), Type.Literal('publishable')]),
   mode: Type.Union([Type.Literal('test'), Type.Literal('live')]),
-  channel_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  permissions: Type.Optional(Type.Array(Type.String({ pattern: '^[a-z_]+:(read|write)$' }), { maxItems: 50, uniqueItems: true })),
+  channel_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Gateway keys: the channel (ch_…, UUID or slug) the key is pinned to' })),
+  permissions: Type.Optional(Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p))), {
+    maxItems: PERMISSIONS.length, uniqueItems: true,
+    description: 'Restricted keys only: resource:action entries; write implies read; no wildcards',
+  })),
   label: Type.Optional(Type.String({ maxLength: 100 })),
 }, { additionalProperties: false });
 export type CreateApiKeyRequest = Static<typeof CreateApiKeyRequest>;

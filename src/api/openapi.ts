@@ -4,6 +4,7 @@ import { ErrorEnvelope } from './common.js';
 import { withResponseHeaders } from './openapi-headers.js';
 import { CreatePaymentRequest, ListPaymentsQuery, PaymentList, PaymentResource, Ping } from './merchant-payments.js';
 import { CreateLinkRequest, LinkList, LinkResource, ListLinksQuery } from './links.js';
+import { gatewayPaths, gatewayResponses, gatewaySchemas, gatewaySecuritySchemes } from './openapi-gateway.js';
 import { CreateRefundRequest, RefundList, RefundResource, RefundResultResource } from './refunds.js';
 import { sbpPaths, sbpSchemas } from './openapi-sbp.js';
 
@@ -67,8 +68,8 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
   return withResponseHeaders({
     openapi: '3.1.0',
     info: {
-      title: 'Payments engine: merchant API', version: '2026-09-22',
-      description: 'Date-versioned merchant API. Amounts are integers in minor units. Errors use one envelope with a stable code.',
+      title: 'Payments engine: merchant API and gateway API', version: '2026-09-22',
+      description: 'Date-versioned merchant API (server {base_url}/api/v2) and the gateway API (paths naming their own server {base_url}: /v1/channels, ...). Amounts are integers in minor units. Errors use each API\'s envelope with a stable code.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{
@@ -130,9 +131,12 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
       },
       ...linkPaths(),
       ...sbpPaths(publicBaseUrl),
+
+      // The gateway API (issue 11): its own server, keys and error envelope.
+      ...gatewayPaths(publicBaseUrl),
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… key' } },
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… key' }, ...gatewaySecuritySchemes },
       schemas: {
         CreatePaymentRequest: plain(CreatePaymentRequest), Payment: plain(PaymentResource),
         PaymentList: { ...plain(PaymentList), properties: { ...(plain(PaymentList).properties as object), data: { type: 'array', items: ref('Payment') } } },
@@ -142,8 +146,12 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         RefundResult: { ...plain(RefundResultResource), properties: { ...(plain(RefundResultResource).properties as object), refund: ref('Refund'), payment: ref('Payment') } },
         RefundList: { ...plain(RefundList), properties: { ...(plain(RefundList).properties as object), data: { type: 'array', items: ref('Refund') } } },
         ...sbpSchemas(),
+        ...gatewaySchemas(),
       },
-      responses: Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([c, d]) => [`E${c}`, { description: d, content: json(ref('Error')) }])),
+      responses: {
+        ...Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([c, d]) => [`E${c}`, { description: d, content: json(ref('Error')) }])),
+        ...gatewayResponses(),
+      },
     },
   });
 }

@@ -10,6 +10,7 @@ import { setBodyMemoryLimit } from './body-budget.js';
 import { createCtx, drainBody, observeSent, readBody, type ApiName, type Ctx } from './context.js';
 import { sendFailure } from './reply.js';
 import { bearer, tokenMatches, type Principal } from './auth.js';
+import { gatewayAccess } from '../domain/permissions.js';
 import { checkRate, rateHeaders, type RateDecision } from './rate-limit.js';
 import type { Route } from './route.js';
 import type { Services } from './services.js';
@@ -31,6 +32,22 @@ export const isPublicRoute = (r: Pick<Route, 'auth' | 'path'>): boolean => r.aut
 async function merchantGate(ctx: Ctx, s: Services): Promise<ApiFailure | null> {
   const principal = await s.auth.merchantApi(ctx.headers.authorization);
   if (isFailure(principal)) return principal;
+  ctx.auth = principal;
+  return countKey(ctx, s, principal);
+}
+
+/**
+ * The gateway key check (sk_/rk_/pk_), the key kind's and restricted permissions' verdict for this
+ * route, and the key's rate limit: the refusal or null. Channel scope is the handler's to check,
+ * once it knows the channel (src/http/gateway.ts).
+ */
+async function gatewayGate(ctx: Ctx, s: Services, route: Route): Promise<ApiFailure | null> {
+  const principal = await s.auth.gatewayApi(ctx.headers.authorization, ctx.headers['x-api-key']);
+  if (isFailure(principal)) return principal;
+  const access = gatewayAccess(principal.key, route.auth === 'widget' ? 'widget' : 'server', route.permission ?? null);
+  if (access === 'key_kind_not_allowed') return fail('api_key_invalid');
+  if (access === 'publishable_key_not_allowed') return fail('publishable_key_not_allowed');
+  if (access === 'permission_denied') return fail('permission_denied', null, `this key needs ${route.permission}`);
   ctx.auth = principal;
   return countKey(ctx, s, principal);
 }
@@ -74,6 +91,7 @@ function urlProblem(ctx: Ctx): ApiFailure | null {
 }
 
 async function run(ctx: Ctx, route: Route, s: Services, client: string | null): Promise<void> {
+  ctx.gatewayKeyed = route.auth === 'gateway' || route.auth === 'widget';
   if (ctx.malformed) return sendFailure(ctx, fail('request_malformed'));
   const limit = client !== null ? s.config.publicBodyLimitBytes : s.config.bodyLimitBytes;
   // The body must be subscribed to synchronously; authentication runs while it arrives. Public
@@ -86,6 +104,8 @@ async function run(ctx: Ctx, route: Route, s: Services, client: string | null): 
     if (!tokenMatches(bearer(ctx.headers.authorization), s.adminToken)) refusal = fail('admin_unauthorized');
   } else if (route.auth === 'merchant') {
     refusal = await merchantGate(ctx, s);
+  } else if (route.auth === 'gateway' || route.auth === 'widget') {
+    refusal = await gatewayGate(ctx, s, route);
   } else if (client !== null) {
     refusal = await publicGate(ctx, s, client);
   }

@@ -4,6 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type pg from 'pg';
 import { hashKey } from '../domain/ids.js';
+import { gatewayPrefixOf } from '../domain/permissions.js';
 import { fail, type ApiFailure } from '../errors.js';
 import { findActiveKey, type ApiKeyRecord, type Merchant } from '../store/merchants-repo.js';
 
@@ -27,6 +28,25 @@ export class Authenticator {
     if (!MERCHANT_PREFIXES.some((p) => key.startsWith(p)) || key.length > 200) return fail('api_key_invalid');
     const found = await this.lookup(hashKey(key));
     if (!found || found.key.kind !== 'merchant') return fail('api_key_invalid');
+    if (!found.merchant.apiEnabled) return fail('api_disabled');
+    return { ...found, livemode: found.key.mode === 'live' };
+  }
+
+  /**
+   * The gateway API's key: `Authorization: Bearer <key>` or the legacy `X-API-Key: <key>`, never
+   * both (400). Accepts sk_, rk_ and pk_ keys of either mode; what the key may do is decided by
+   * the caller (src/domain/permissions.ts).
+   */
+  async gatewayApi(authorization: string | undefined, xApiKey: string | undefined): Promise<Principal | ApiFailure> {
+    if (authorization !== undefined && xApiKey !== undefined) {
+      return fail('validation_error', 'X-API-Key', 'send the key in Authorization or in X-API-Key, not both');
+    }
+    const key = authorization !== undefined ? bearer(authorization) : xApiKey?.trim() || null;
+    if (!key) return fail(authorization !== undefined ? 'api_key_invalid' : 'authentication_required');
+    const prefix = gatewayPrefixOf(key);
+    if (!prefix || key.length > 200) return fail('api_key_invalid');
+    const found = await this.lookup(hashKey(key));
+    if (!found || found.key.kind !== prefix.kind || found.key.mode !== prefix.mode) return fail('api_key_invalid');
     if (!found.merchant.apiEnabled) return fail('api_disabled');
     return { ...found, livemode: found.key.mode === 'live' };
   }

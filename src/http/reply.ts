@@ -9,12 +9,25 @@ export function renderFailure(ctx: Ctx, f: ApiFailure): { status: number; body: 
   let message = messageFor(f.code, ctx.lang);
   // Detail is for 4xx only: a 5xx never shows internals to the caller.
   if (f.detail && def.status < 500) message = `${message} (${f.detail})`;
+  if (ctx.gatewayKeyed && (def.status === 400 || def.status === 422) && def.type === 'invalid_request_error') {
+    // The keyed gateway API answers every validation failure as 400 VALIDATION_ERROR, naming the
+    // field in the message and in param, with the catalogue's specific code as reason.
+    const what = f.code === 'validation_error' ? (f.detail ?? '') : message;
+    const body = {
+      error: {
+        code: 'VALIDATION_ERROR', message: `${messageFor('validation_error', ctx.lang)} ${f.param ? `${f.param}: ` : ''}${what}`.trim(),
+        ...(f.param ? { param: f.param } : {}), ...(f.code === 'validation_error' ? {} : { reason: f.code.toUpperCase() }), ...f.extra,
+      },
+      request_id: ctx.requestId,
+    };
+    return { status: 400, body: JSON.stringify(body) };
+  }
   if (ctx.api === 'gateway' || ctx.api === 'web') {
-    return { status: def.status, body: JSON.stringify({ error: { code: f.code.toUpperCase(), message, ...(f.param ? { param: f.param } : {}) }, request_id: ctx.requestId }) };
+    return { status: def.status, body: JSON.stringify({ error: { code: f.code.toUpperCase(), message, ...(f.param ? { param: f.param } : {}), ...f.extra }, request_id: ctx.requestId }) };
   }
   return {
     status: def.status,
-    body: JSON.stringify({ error: { type: def.type, code: f.code, message, param: f.param ?? null }, request_id: ctx.requestId }),
+    body: JSON.stringify({ error: { type: def.type, code: f.code, message, param: f.param ?? null, ...f.extra }, request_id: ctx.requestId }),
   };
 }
 

@@ -1,4 +1,5 @@
 // The shape of a route table entry.
+import type { Permission } from '../domain/permissions.js';
 import type { ApiName, Ctx } from './context.js';
 import type { Services } from './services.js';
 
@@ -9,7 +10,13 @@ export interface Route {
   /** uWS pattern, e.g. /api/v2/payments/:id */
   path: string;
   api: ApiName;
-  auth: 'merchant' | 'admin' | 'none';
+  /**
+   * merchant: svc_ keys; gateway: sk_ and rk_ keys (rk_ needs `permission`); widget: pk_ keys too
+   * (src/domain/permissions.ts); admin: the operator token; none: public.
+   */
+  auth: 'merchant' | 'gateway' | 'widget' | 'admin' | 'none';
+  /** What a restricted key must hold for this route (gateway and widget routes). */
+  permission?: Permission;
   /** Whether the handler takes a JSON body. */
   body?: boolean;
   handler: (ctx: Ctx, s: Services, body: unknown) => Promise<void> | void;

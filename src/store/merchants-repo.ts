@@ -41,11 +41,22 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
   revokedAt: r.revoked_at ? r.revoked_at.getTime() : null,
 });
 
-export async function insertMerchant(db: pg.Pool, m: Omit<Merchant, 'createdAt' | 'updatedAt' | 'allowedDomains'>): Promise<Merchant> {
+/** Ids and webhook secrets of a new merchant's two default channels (test, live). */
+export interface DefaultChannels { ids: [string, string]; secrets: [string, string] }
+
+/** Inserts a merchant with its default test and live channels, in one statement. */
+export async function insertMerchant(db: pg.Pool, m: Omit<Merchant, 'createdAt' | 'updatedAt' | 'allowedDomains'>, ch: DefaultChannels): Promise<Merchant> {
   const res = await db.query<MerchantRow>(
-    `INSERT INTO merchants (id, name, default_currency, currencies, api_enabled, rate_limit_per_minute, fee_bps, fee_fixed, is_demo)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-    [m.id, m.name, m.defaultCurrency, m.currencies, m.apiEnabled, m.rateLimitPerMinute, m.feeBps, m.feeFixed, m.isDemo]);
+    `WITH m AS (
+       INSERT INTO merchants (id, name, default_currency, currencies, api_enabled, rate_limit_per_minute, fee_bps, fee_fixed, is_demo)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *),
+     c AS (
+       INSERT INTO channels (id, merchant_id, livemode, slug, name, is_default, webhook_secret)
+       SELECT v.id, m.id, v.livemode, 'default', 'Default', true, v.secret
+       FROM m, (VALUES ($10::text, false, $11::text), ($12::text, true, $13::text)) AS v(id, livemode, secret))
+     SELECT * FROM m`,
+    [m.id, m.name, m.defaultCurrency, m.currencies, m.apiEnabled, m.rateLimitPerMinute, m.feeBps, m.feeFixed, m.isDemo,
+      ch.ids[0], ch.secrets[0], ch.ids[1], ch.secrets[1]]);
   return toMerchant(res.rows[0]);
 }
 

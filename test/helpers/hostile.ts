@@ -29,7 +29,7 @@ export function envelopeProblem(api: Api, a: Answer, code: string): string | nul
   return e.code === code && typeof e.type === 'string' && 'param' in e ? null : `${api} envelope expected ${code}: ${a.text.slice(0, 200)}`;
 }
 
-const TABLES = ['merchants', 'api_keys', 'payments', 'events', 'webhook_settings', 'webhook_deliveries', 'saved_cards',
+const TABLES = ['merchants', 'api_keys', 'channels', 'payments', 'events', 'webhook_settings', 'webhook_deliveries', 'saved_cards',
   'merchant_method_settings', 'merchant_connector_methods', 'connector_method_capabilities'];
 
 /** A digest of every row of every table a request could change. */

@@ -48,7 +48,7 @@ t.test('merchant API: invalid fields, another merchant, live mode', async (t) =>
   t.equal((await s.request('GET', `/api/v2/payments/${live}`, { key: m.liveKey })).body.status, 'pending');
 });
 
-t.test('gateway: a sk_test_ key of the same merchant', async (t) => {
+t.test('gateway: a sk_test_ key (or rk_test_ with payments:write) of the same merchant', async (t) => {
   const sk = await s.key(m.id, 'secret', 'test');
   const skLive = await s.key(m.id, 'secret', 'live');
   const skOther = await s.key(other.id, 'secret', 'test');
@@ -60,10 +60,12 @@ t.test('gateway: a sk_test_ key of the same merchant', async (t) => {
   t.same([(await call(skLive.key)).status, (await call(skLive.key)).body.error.code], [404, 'ROUTE_NOT_FOUND']);
   t.same([(await call(skOther.key)).status, (await call(skOther.key)).body.error.code], [404, 'PAYMENT_NOT_FOUND']);
   const bad = await call(sk.key, { outcome: 'won' });
-  t.same([bad.status, bad.body.error.code, bad.body.error.param], [422, 'PARAMETER_INVALID', 'outcome']);
+  t.same([bad.status, bad.body.error.code, bad.body.error.param, bad.body.error.reason], [400, 'VALIDATION_ERROR', 'outcome', 'PARAMETER_INVALID']);
   const ok = await call(sk.key, { outcome: 'failed', failure_code: 'limit_exceeded' });
   t.equal(ok.status, 200, ok.text);
   t.same([ok.body.status, ok.body.failure.code, ok.body.session_id], ['failed', 'limit_exceeded', id]);
+  const pk = await s.key(m.id, 'publishable', 'test');
+  t.same([(await call(pk.key)).status, (await call(pk.key)).body.error.code], [403, 'PUBLISHABLE_KEY_NOT_ALLOWED']);
   const twice = await call(sk.key);
   t.same([twice.status, twice.body.error.code], [409, 'CHECKOUT_CLOSED']);
 });

@@ -16,6 +16,8 @@ import { embedRoutes } from './embed.js';
 import { sbpMemberRoutes } from './sbp-members.js';
 import { internalSbpRoutes } from './internal-sbp.js';
 
+import { gatewayChannelRoutes } from './gateway-channels.js';
+
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
   ...internalRoutes,
@@ -32,4 +34,6 @@ export const allRoutes: Route[] = [
   ...embedRoutes,
   ...sbpMemberRoutes,
   ...internalSbpRoutes,
+
+  ...gatewayChannelRoutes,
 ];

@@ -77,7 +77,9 @@ async function postKey(ctx: Ctx, s: Services, raw: unknown) {
   const v = validateKey(raw);
   if (!v.ok) return sendFailure(ctx, v.failure);
   if (!(await getMerchant(s.db, ctx.params[0]))) return sendFailure(ctx, fail('merchant_not_found', 'id'));
-  const { record, secret } = await issueKey(s.db, ctx.params[0], v.value);
+  const issued = await issueKey(s.db, ctx.params[0], v.value);
+  if ('code' in issued) return sendFailure(ctx, issued);
+  const { record, secret } = issued;
   s.auth.forgetUnknown();
   sendJson(ctx, 201, keyView(record, secret));
 }
