@@ -2,6 +2,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorEnvelope } from './common.js';
 import { withResponseHeaders } from './openapi-headers.js';
+import { merchantServers } from './openapi-servers.js';
 import { CreatePaymentRequest, ListPaymentsQuery, PaymentList, PaymentResource, Ping } from './merchant-payments.js';
 import { CreateLinkRequest, LinkList, LinkResource, ListLinksQuery } from './links.js';
 import { gatewayPaths, gatewayResponses, gatewaySchemas, gatewaySecuritySchemes } from './openapi-gateway.js';
@@ -72,10 +73,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
       description: 'Date-versioned merchant API (server {base_url}/api/v2) and the gateway API (paths naming their own server {base_url}: /v1/channels, ...). Amounts are integers in minor units. Errors use each API\'s envelope with a stable code.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{
-      url: '{base_url}/api/v2', description: 'This engine',
-      variables: { base_url: { default: publicBaseUrl, description: 'The public base URL of the engine (PUBLIC_BASE_URL), scheme and host, no trailing slash' } },
-    }],
+    servers: merchantServers(publicBaseUrl),
     security: [{ bearer: [] }],
     paths: {
       '/payments': {
