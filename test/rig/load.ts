@@ -74,6 +74,8 @@ export function latency(attempts: Attempt[], phase: string): string {
   const ms = attempts.filter((a) => a.phase === phase).map((a) => a.ms).sort((a, b) => a - b);
   if (!ms.length) return `${phase}: no attempts`;
   const q = (p: number) => Math.round(ms[Math.min(ms.length - 1, Math.floor(p * ms.length))]);
-  const errors = attempts.filter((a) => a.phase === phase && (a.status === 0 || a.status >= 500)).length;
-  return `${phase}: ${ms.length} attempts, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${q(1)} ms, network errors or 5xx ${errors}`;
+  const other = new Map<number, number>();
+  for (const a of attempts) if (a.phase === phase && a.status !== 201) other.set(a.status, (other.get(a.status) ?? 0) + 1);
+  const answers = [...other].map(([s, n]) => `${s === 0 ? 'network error' : s} ×${n}`).join(', ') || 'none';
+  return `${phase}: ${ms.length} attempts, p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${q(1)} ms; answers other than 201: ${answers}`;
 }

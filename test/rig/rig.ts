@@ -5,7 +5,7 @@
 // started again on their port (nginx keeps its upstream list), Redis masters stopped and started.
 // `node dist/test/rig/start.js` (npm run rig) starts one by hand; tests use startRig().
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -100,7 +100,9 @@ export async function startRig(opts: { replicas?: number; workers?: number; env?
       undo.push(() => database.drop());
       databaseUrl = database.url;
     } else {
-      // No DATABASE_URL: one embedded Postgres of our own, shared by every replica.
+      // No DATABASE_URL: one embedded Postgres of our own, shared by every replica. As root it runs
+      // as the postgres user, who must be able to reach its directory through ours.
+      chmodSync(dataDir, 0o711);
       const embedded = await startEmbedded(path.join(dataDir, 'shared'), createLogger('silent'));
       undo.push(() => embedded.stop());
       databaseUrl = embedded.url;
