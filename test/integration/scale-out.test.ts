@@ -2,7 +2,7 @@
 // (rendered from deploy/nginx.conf), on a Redis Cluster of three masters. Through the load
 // balancer, under concurrent load, every invariant holds; then the faults: SIGKILL a replica
 // mid-load, restart it, stop a Redis master mid-load. One rig for the whole file.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { signatureValid, startReceiver } from '../helpers/receiver.js';
 import { until } from '../helpers/wait.js';
 import { latency, startLoad } from '../rig/load.js';
@@ -14,6 +14,32 @@ const WINDOW_S = 8;
 async function parallel(n: number, width: number, job: (i: number) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: width }, async () => { while (next < n) await job(next++); }));
+}
+
+/**
+ * 40 keys, each sent 6 times at once through nginx (so over the three processes), a 409
+ * idempotency_key_in_use retried: every send of a key answers 201 with one payment, and Postgres
+ * holds exactly one row per key.
+ */
+async function sameKeyBurst(t: Test, rig: Rig, tag: string): Promise<void> {
+  const m = await rig.merchant();
+  const answers = new Map<string, { status: number; id: string | null }[]>();
+  await parallel(240, 48, async (i) => {
+    const idem = `${tag}-${i % 40}`;
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const r = await rig.request('POST', '/api/v2/payments', { key: m.key, idem, body: { amount: 700 + (i % 40), currency: 'AZN' } });
+      if (r.status === 409 && r.body?.error?.code === 'idempotency_key_in_use') { await new Promise((x) => setTimeout(x, 50)); continue; }
+      const list = answers.get(idem) ?? [];
+      list.push({ status: r.status, id: r.body?.id ?? null });
+      answers.set(idem, list);
+      return;
+    }
+  });
+  const bad = [...answers].filter(([, l]) => l.length !== 6 || l.some((a) => a.status !== 201) || new Set(l.map((a) => a.id)).size !== 1);
+  t.same(bad, [], `${tag}: every send of a key answered 201 with the same payment`);
+  const { rows } = await rig.db.query('SELECT idempotency_key, count(*)::int AS n FROM payments WHERE merchant_id = $1 GROUP BY 1', [m.id]);
+  t.equal(rows.length, 40, `${tag}: one row per key`);
+  t.ok(rows.every((r: { n: number }) => r.n === 1), `${tag}: never two`);
 }
 
 async function metric(rig: Rig, replica: number, name: string): Promise<number> {
@@ -36,25 +62,7 @@ t.test('scale-out rig: 3 processes behind nginx on a Redis Cluster', { skip: rig
   });
 
   await t.test('one payment per Idempotency-Key, whichever process each retry lands on', async (t) => {
-    const m = await rig.merchant();
-    const answers = new Map<string, { status: number; id: string | null }[]>();
-    // 40 keys, each sent 6 times at once: nginx spreads them over the three processes.
-    await parallel(240, 48, async (i) => {
-      const idem = `idem-${i % 40}`;
-      for (let attempt = 0; attempt < 50; attempt++) {
-        const r = await rig.request('POST', '/api/v2/payments', { key: m.key, idem, body: { amount: 700 + (i % 40), currency: 'AZN' } });
-        if (r.status === 409 && r.body?.error?.code === 'idempotency_key_in_use') { await new Promise((x) => setTimeout(x, 50)); continue; }
-        const list = answers.get(idem) ?? [];
-        list.push({ status: r.status, id: r.body?.id ?? null });
-        answers.set(idem, list);
-        return;
-      }
-    });
-    const bad = [...answers].filter(([, l]) => l.length !== 6 || l.some((a) => a.status !== 201) || new Set(l.map((a) => a.id)).size !== 1);
-    t.same(bad, [], 'every send of a key answered 201 with the same payment');
-    const { rows } = await rig.db.query('SELECT idempotency_key, count(*)::int AS n FROM payments WHERE merchant_id = $1 GROUP BY 1', [m.id]);
-    t.equal(rows.length, 40, 'one row per key');
-    t.ok(rows.every((r: { n: number }) => r.n === 1), 'never two');
+    await sameKeyBurst(t, rig, 'idem');
   });
 
   await t.test('the per-key rate limit holds across processes', async (t) => {
@@ -146,6 +154,9 @@ t.test('scale-out rig: 3 processes behind nginx on a Redis Cluster', { skip: rig
       t.ok(open.some((n) => n > 0), `a breaker is open (kv_breaker_open per process: ${open})`);
       const failOpen = await Promise.all([0, 1, 2].map((i) => metric(rig, i, 'kv_fail_open_total')));
       t.ok(failOpen.some((n) => n > 0), 'creates failed open');
+      // Concurrent sends of one key while a third of the idempotency keys have no Redis: Postgres
+      // alone decides, and still one payment per key.
+      await sameKeyBurst(t, rig, 'idem-redis-down');
 
       load.phase = 'redis master back';
       await rig.redis.start(0);
