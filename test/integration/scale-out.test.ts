@@ -9,6 +9,8 @@ import { latency, startLoad } from '../rig/load.js';
 import { RIG_ADMIN, rigMissing, startRig, type Rig } from '../rig/rig.js';
 
 const WINDOW_S = 8;
+// Rig start-up and the fault phases take about a minute here, longer on a busy machine.
+t.setTimeout(600_000);
 
 /** Runs `n` jobs, `width` at a time. */
 async function parallel(n: number, width: number, job: (i: number) => Promise<void>): Promise<void> {

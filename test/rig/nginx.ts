@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { until } from '../helpers/wait.js';
+import { killOnExit } from './reaper.js';
 
 /** deploy/nginx.conf (this file runs as dist/test/rig/nginx.js). */
 export const NGINX_TEMPLATE = fileURLToPath(new URL('../../../deploy/nginx.conf', import.meta.url));
@@ -53,6 +54,7 @@ export async function startNginx(port: number, upstreams: string[]): Promise<Ngi
     '}', '',
   ].join('\n'));
   const proc: ChildProcess = spawn('nginx', ['-p', dir, '-c', path.join(dir, 'nginx.conf'), '-e', path.join(dir, 'error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  killOnExit(proc);
   let stderr = '';
   proc.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));

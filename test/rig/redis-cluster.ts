@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../src/store/embedded.js';
 import { until } from '../helpers/wait.js';
+import { killOnExit } from './reaper.js';
 
 export interface RedisNode { port: number; dir: string; proc: ChildProcess | null }
 
@@ -48,6 +49,7 @@ async function startNode(n: RedisNode, nodeTimeoutMs: number): Promise<void> {
     '--cluster-require-full-coverage', 'no', '--save', '', '--appendonly', 'no', '--protected-mode', 'no',
   ], { stdio: 'ignore' });
   n.proc = proc;
+  killOnExit(proc);
   await until(`redis node ${n.port}`, () => cli(n.port, 'ping').includes('PONG'), 10_000, 50);
 }
 

@@ -14,6 +14,7 @@ import { createLogger } from '../../src/log.js';
 import { freePort, startEmbedded } from '../../src/store/embedded.js';
 import { PG_URL, freshDatabase, suffix } from '../helpers/env.js';
 import { until } from '../helpers/wait.js';
+import { killOnExit } from './reaper.js';
 import { nginxMissing, startNginx, type Nginx } from './nginx.js';
 import { redisClusterMissing, startRedisCluster, type RedisCluster } from './redis-cluster.js';
 
@@ -71,6 +72,7 @@ async function spawnReplica(r: Replica, env: Record<string, string>): Promise<vo
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
   r.proc = proc;
+  killOnExit(proc);
   r.tail = () => lines.join('\n');
   await until(`replica on ${r.port}`, async () => {
     if (proc.exitCode !== null) throw new Error(`replica ${r.port} exited ${proc.exitCode}:\n${r.tail()}`);
