@@ -24,6 +24,7 @@ import { Idempotency } from './http/idempotency.js';
 import type { Services } from './http/services.js';
 import { allRoutes } from './http/routes/index.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo.js';
+import { readCredentials, writeCredentials } from './dev-credentials.js';
 import { WebhookDispatcher } from '../actors/webhook-dispatcher.js';
 import { startDueListener } from '../actors/webhook-wakeup.js';
 
@@ -88,7 +89,9 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     },
   });
   const metrics = new Metrics();
-  const adminToken = config.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
+  // The embedded default keeps its generated token and demo keys with its data (dev-credentials.ts).
+  const saved = embedded ? readCredentials(config.dataDir) : null;
+  const adminToken = config.adminToken ?? saved?.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const services: Services = {
     config, adminToken, log, db, kv, dispatcher, metrics, reads,
     webhooks: new WebhookDispatcher({
@@ -105,7 +108,12 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const recovery = startRecovery(db, dispatcher, { afterMs: config.attemptRecoveryAfterMs, pollMs: config.attemptRecoveryPollMs }, log);
   if (failpointsArmed().length) log.warn({ failpoints: failpointsArmed() }, 'FAILPOINTS set: this process dies on purpose at those points (fault tests only)');
   const listener = budget.listen ? startDueListener({ connectionString: databaseUrl, name: `${appName}:listen`, timeouts: config.db, pingMs: config.webhooks.pollMs, log }) : null;
-  const demo = config.demoMerchant ? await ensureDemoMerchant(db, services.auth, config.publicBaseUrl) : null;
+  const demo = config.demoMerchant ? await ensureDemoMerchant(db, services.auth, config.publicBaseUrl, saved?.demo ?? null) : null;
+  if (embedded) {
+    // An ADMIN_TOKEN given for one start is not written down; the generated one stays.
+    const token = config.adminToken ? saved?.adminToken ?? null : adminToken;
+    if (token) writeCredentials(config.dataDir, { adminToken: token, demo: demo ?? saved?.demo ?? null });
+  }
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${listening.port}`;
   log.info({ url, workers: config.workers, kv: kv.kind, embeddedPostgres: !!embedded }, 'listening');
 
