@@ -121,6 +121,9 @@ export function placeEmbedded(dataDir: string): Placement {
   } else if (!reachable) {
     throw new Error(`the embedded Postgres runs as the "postgres" user (the process is root), which cannot enter ${dataDir} where its cluster is. `
       + 'Let that user enter it (chmod o+x on each folder above it), move DATA_DIR somewhere it can reach, or set DATABASE_URL.');
+  } else if (!existsSync(inData)) {
+    mkdirSync(inData, { mode: 0o700 });
+    chownSync(inData, user.uid, user.gid);
   }
   return { initdb: path.join(binDir, 'bin', 'initdb'), postgres: path.join(binDir, 'bin', 'postgres'), databaseDir, runAs: user, note: notes.join('; ') || undefined };
 }

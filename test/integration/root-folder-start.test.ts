@@ -43,7 +43,8 @@ t.test('npm start from a clone in a root-only folder serves /v2/health', { skip:
   t.teardown(() => { try { process.kill(-proc.pid!, 'SIGKILL'); } catch { /* gone */ } });
 
   await until('the server listening (or exiting)', () => done || /"msg":"listening"/.test(out), 150_000, 200);
-  t.notOk(done, `the server runs:\n${out.slice(-3000)}`);
+  if (done) t.fail(`the server exited:\n${out.slice(-3000)}`);
+  t.ok(!done, 'the server runs');
   const url = /"url":"(http:[^"]+)"/.exec(out)![1];
   const health = await fetch(`${url}/v2/health`);
   t.equal(health.status, 200, '/v2/health answers 200');
