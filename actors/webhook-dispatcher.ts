@@ -12,6 +12,7 @@ import { rowToRefund, type RefundRow } from '../src/store/refund-row.js';
 import { toMerchantRefund } from '../src/api/refund-view.js';
 import { activeSecrets, claimDeliveries, recordAttempt, type ClaimedDelivery } from '../src/store/webhooks-repo.js';
 import { postWebhook, systemResolver, type Resolver } from './webhook-http.js';
+import type { WebhookMetrics } from '../src/metrics/webhooks.js';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -33,6 +34,7 @@ export interface DispatcherConfig {
   random?: () => number;
   resolve?: Resolver;
   log?: Logger;
+  metrics?: WebhookMetrics;
 }
 
 export interface Rendered { body: string; headers: Record<string, string> }
@@ -139,6 +141,24 @@ export class WebhookDispatcher {
       deliveryId: d.id, attempt: d.attempt, startedAt, durationMs: r.durationMs, statusCode: r.statusCode, error: r.error,
       next: { status: next.status, delayMs },
     });
+    this.observe(d, r, next.status, now);
+  }
+
+  /** Counts and logs one recorded attempt (its reason when it failed; never the body or the secret). */
+  private observe(d: ClaimedDelivery, r: { outcome: Outcome; statusCode: number | null; error: string | null; durationMs: number }, next: string, now: number): void {
+    const result = r.outcome.kind === 'success' ? 'success' : r.outcome.kind === 'gone' ? 'gone' : r.statusCode === null && r.durationMs === 0 ? 'refused' : 'failure';
+    const m = this.c.metrics;
+    if (m) {
+      m.attempts.inc({ result });
+      if (next !== 'pending') m.deliveries.inc({ outcome: next });
+      if (next === 'succeeded') m.latency.observe(Math.max(0, now - d.event.createdAt) / 1000);
+    }
+    const line = {
+      deliveryId: d.id, eventId: d.event.id, eventType: d.event.type, merchantId: d.merchantId, attempt: d.attempt,
+      result, status: r.statusCode, durationMs: r.durationMs, next, ...(r.error ? { reason: r.error } : {}),
+    };
+    if (result === 'success') this.c.log?.info(line, 'webhook attempt');
+    else this.c.log?.warn(line, 'webhook attempt failed');
   }
 
   private async post(d: ClaimedDelivery, startedAt: number): Promise<{ outcome: Outcome; statusCode: number | null; error: string | null; durationMs: number }> {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { Metrics } from './metrics.js';
+import { Metrics } from './metrics/registry.js';
 import { createPool, processAppName } from './store/db.js';
 import { splitPoolBudget } from './store/pool-budget.js';
 import { withDeadline } from './deadline.js';
@@ -97,10 +97,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     webhooks: new WebhookDispatcher({
       db, publicBaseUrl: config.publicBaseUrl, allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs,
       leaseMs: config.webhooks.leaseMs, pollMs: config.webhooks.pollMs, maxInflight: config.webhooks.concurrency, perEndpoint: config.webhooks.perEndpoint,
-      log: log.child({ component: 'webhooks' }),
+      log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,
     }),
     auth: new Authenticator(db, config.authCacheMs),
-    idempotency: new Idempotency(kv, () => { metrics.kvFailOpen++; }, config.idempotencyInflightMs),
+    idempotency: new Idempotency(kv, () => { metrics.kvFailOpen.inc(); }, config.idempotencyInflightMs),
   };
   const app = buildApp(allRoutes, services);
   const listening = await listen(app, config.host, config.port);

@@ -45,7 +45,7 @@ async function countKey(ctx: Ctx, s: Services, principal: Principal): Promise<Ap
 
 function noteFailOpen(ctx: Ctx, s: Services, rate: RateDecision): void {
   if (!rate.failedOpen) return;
-  s.metrics.kvFailOpen++;
+  s.metrics.kvFailOpen.inc();
   s.log.warn({ requestId: ctx.requestId }, 'rate limit store unreachable; request let through');
 }
 
