@@ -45,6 +45,8 @@ export interface Config {
   /** Upper bound of a graceful shutdown; what is not done by then is abandoned (and logged). */
   shutdownTimeoutMs: number;
   logLevel: string;
+  /** One info line per answered request (ACCESS_LOG=0 turns it off). */
+  accessLog: boolean;
   metricsPublic: boolean;
   demoMerchant: boolean;
   cardFingerprintKey: string;
@@ -140,6 +142,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     actorDeadlineMs: int(env, 'ACTOR_DEADLINE_MS', 8_000, 1),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 100),
     logLevel: env.LOG_LEVEL || 'info',
+    accessLog: flag(env, 'ACCESS_LOG', true),
     metricsPublic: flag(env, 'METRICS_PUBLIC', false),
     demoMerchant,
     cardFingerprintKey: fingerprintKey(env, databaseUrl, demoMerchant),
