@@ -48,7 +48,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, timeouts: init.dbTimeouts, relaxedCommit: true });
   const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb }, () => processed);
   const webhooks = new WebhookDispatcher({
-    db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
+    db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, allowLoopbackTest: w.allowLoopbackTest, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
     pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,
   });
   // Woken by the process's LISTEN connection when any process queues deliveries (and by its own commits).

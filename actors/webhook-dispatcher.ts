@@ -20,6 +20,8 @@ export interface DispatcherConfig {
   db: pg.Pool;
   publicBaseUrl: string;
   allowPrivate: boolean;
+  /** Test-mode events may go to loopback (the embedded default: the developer's own machine). */
+  allowLoopbackTest?: boolean;
   timeoutMs: number;
   leaseMs: number;
   /** Safety-net poll: LISTEN/NOTIFY and this thread's own commits wake the dispatcher sooner. */
@@ -165,11 +167,12 @@ export class WebhookDispatcher {
     const url = d.targetUrl ?? d.settings?.url ?? null;
     const failure = (error: string) => ({ outcome: { kind: 'failure' } as Outcome, statusCode: null, error, durationMs: 0 });
     if (!url || !d.settings) return failure('no_endpoint: the webhook settings were removed');
-    const check = checkTargetUrl(url, { requireHttps: d.event.livemode, allowPrivate: this.c.allowPrivate });
+    const reach = this.c.allowPrivate || (this.c.allowLoopbackTest && !d.event.livemode ? 'loopback' : false);
+    const check = checkTargetUrl(url, { requireHttps: d.event.livemode, allowPrivate: reach });
     if (!check.ok) return failure(`${check.rule}: ${check.detail}`);
     const { body, headers } = render(d, activeSecrets(d.settings, startedAt), startedAt, this.c.publicBaseUrl);
     if (Buffer.byteLength(body) > MAX_BODY_BYTES) return failure(`body_too_large: over ${MAX_BODY_BYTES} bytes`);
-    const r = await postWebhook(check.url, body, headers, { timeoutMs: this.c.timeoutMs, allowPrivate: this.c.allowPrivate, resolve: this.c.resolve ?? systemResolver });
+    const r = await postWebhook(check.url, body, headers, { timeoutMs: this.c.timeoutMs, allowPrivate: reach, resolve: this.c.resolve ?? systemResolver });
     if (r.status === null) return { outcome: { kind: 'failure' }, statusCode: null, error: r.error, durationMs: r.durationMs };
     return {
       outcome: classifyStatus(r.status, r.retryAfter, this.now()), statusCode: r.status, durationMs: r.durationMs,

@@ -58,6 +58,8 @@ export interface Config {
 export interface WebhookConfig {
   dispatch: boolean;
   allowPrivate: boolean;
+  /** Test-mode events may go to loopback addresses: on the embedded default only (no DATABASE_URL). */
+  allowLoopbackTest?: boolean;
   timeoutMs: number;
   pollMs: number;
   leaseMs: number;
@@ -150,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: {
       dispatch: flag(env, 'WEBHOOK_DISPATCH', true),
       allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+      allowLoopbackTest: !databaseUrl && flag(env, 'WEBHOOK_LOOPBACK_TEST', true),
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
       pollMs: int(env, 'WEBHOOK_POLL_MS', 5_000, 10),
       leaseMs: int(env, 'WEBHOOK_LEASE_MS', 60_000, 1000),

@@ -95,7 +95,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const services: Services = {
     config, adminToken, log, db, kv, dispatcher, metrics, reads,
     webhooks: new WebhookDispatcher({
-      db, publicBaseUrl: config.publicBaseUrl, allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs,
+      db, publicBaseUrl: config.publicBaseUrl, allowPrivate: config.webhooks.allowPrivate, allowLoopbackTest: config.webhooks.allowLoopbackTest, timeoutMs: config.webhooks.timeoutMs,
       leaseMs: config.webhooks.leaseMs, pollMs: config.webhooks.pollMs, maxInflight: config.webhooks.concurrency, perEndpoint: config.webhooks.perEndpoint,
       log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,
     }),
@@ -115,6 +115,9 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     if (token) writeCredentials(config.dataDir, { adminToken: token, demo: demo ?? saved?.demo ?? null });
   }
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${listening.port}`;
+  if (config.webhooks.allowLoopbackTest && !config.webhooks.allowPrivate) {
+    log.info('embedded default: test-mode webhooks may go to this machine (loopback: localhost, 127.0.0.1, ::1); live mode never, and never with DATABASE_URL');
+  }
   log.info({ url, workers: config.workers, kv: kv.kind, embeddedPostgres: !!embedded }, 'listening');
 
   // Every step has a deadline inside one overall bound (SHUTDOWN_TIMEOUT_MS), so that a hung
