@@ -1,9 +1,9 @@
 // As root, from a clone inside a folder only root can enter (`mktemp -d`, as CI scripts do), the
-// README's `npm start` on the embedded default serves /v2/health: the postgres user that runs the
+// README's `npm start` on the embedded default serves /v2/health, and a test file passes there: the postgres user that runs the
 // embedded Postgres cannot reach node_modules nor ./data there, so the binaries are copied to the
 // shared folder and the cluster kept under it (src/store/embedded-place.ts).
 import t from 'tap';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +16,7 @@ try {
   repo = execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: path.dirname(fileURLToPath(import.meta.url)), encoding: 'utf8' }).trim();
 } catch { /* not a git checkout */ }
 
-t.test('npm start from a clone in a root-only folder serves /v2/health', { skip: !isRoot ? 'runs only as root (the postgres-user case)' : !repo ? 'needs a git checkout to clone' : false, timeout: 180_000 }, async (t) => {
+t.test('npm start from a clone in a root-only folder serves /v2/health', { skip: !isRoot ? 'runs only as root (the postgres-user case)' : !repo ? 'needs a git checkout to clone' : false, timeout: 230_000 }, async (t) => {
   const top = mkdtempSync(path.join(os.tmpdir(), 'pe-rootonly-'));
   const shared = mkdtempSync(path.join(os.tmpdir(), 'pe-shared-'));
   t.teardown(() => { rmSync(top, { recursive: true, force: true }); rmSync(shared, { recursive: true, force: true }); });
@@ -55,4 +55,9 @@ t.test('npm start from a clone in a root-only folder serves /v2/health', { skip:
   t.ok(readdirSync(shared).some((e) => e.startsWith('postgres-')), 'the binaries were copied where the postgres user can run them');
   process.kill(-proc.pid!, 'SIGTERM');
   await exited;
+
+  // `npm test` there: one file of the suite on the embedded default (the whole suite is the CI's job).
+  const run = spawnSync('npx', ['tap', 'dist/test/integration/payment-validation.test.js'], { cwd: clone, env, encoding: 'utf8', timeout: 150_000 });
+  t.equal(run.status, 0, `a test file passes from the clone:\n${(run.stdout + run.stderr).slice(-2000)}`);
+  t.notMatch(run.stdout + run.stderr, /EACCES/, 'no permission error in the tests');
 });
