@@ -27,7 +27,9 @@ async function stop(child: Child): Promise<void> {
 
 const dirs: string[] = [];
 t.teardown(() => { for (const d of dirs) rmSync(d, { recursive: true, force: true }); });
-const fresh = () => { const d = mkdtempSync(path.join(os.tmpdir(), 'pe-creds-')); dirs.push(d); return path.join(d, 'data'); };
+// The fresh folder itself is the data folder (in /tmp, so the postgres user of a root run can reach
+// it and the cluster stays inside it, removed with it).
+const fresh = () => { const d = mkdtempSync(path.join(os.tmpdir(), 'pe-creds-')); dirs.push(d); return d; };
 
 t.test('a second npm start prints the same token and keys; a fresh data folder makes new ones', async (t) => {
   const dataDir = fresh();
