@@ -112,7 +112,11 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   if (embedded) {
     // An ADMIN_TOKEN given for one start is not written down; the generated one stays.
     const token = config.adminToken ? saved?.adminToken ?? null : adminToken;
-    if (token) writeCredentials(config.dataDir, { adminToken: token, demo: demo ?? saved?.demo ?? null });
+    try {
+      if (token) writeCredentials(config.dataDir, { adminToken: token, demo: demo ?? saved?.demo ?? null });
+    } catch (err) {
+      log.warn({ err, dataDir: config.dataDir }, 'could not save the development credentials: the next start prints new ones');
+    }
   }
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${listening.port}`;
   if (config.webhooks.allowLoopbackTest && !config.webhooks.allowPrivate) {

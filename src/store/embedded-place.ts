@@ -94,7 +94,11 @@ export function placeEmbedded(dataDir: string): Placement {
   const native = nativeDir();
   let binDir = native.dir;
   const inData = path.join(dataDir, 'pg');
-  if (!isRoot()) return { initdb: path.join(binDir, 'bin', 'initdb'), postgres: path.join(binDir, 'bin', 'postgres'), databaseDir: inData, runAs: null };
+  if (!isRoot()) {
+    // Owner-only: the folder holds the development credentials (dev-credentials.ts) and the cluster.
+    try { chmodSync(dataDir, 0o700); } catch { /* not ours to change: the files inside are 0600/0700 anyway */ }
+    return { initdb: path.join(binDir, 'bin', 'initdb'), postgres: path.join(binDir, 'bin', 'postgres'), databaseDir: inData, runAs: null };
+  }
   const user = postgresUser();
   const notes: string[] = [];
   try {
