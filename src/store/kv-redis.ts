@@ -155,15 +155,17 @@ export class RedisKeyValue implements KeyValue {
    * says nothing about the slots of a dead one). Also false while a breaker is open.
    */
   async ping() {
-    if (this.openNodes().length) return false;
-    const bounded = async (p: Promise<unknown>) => { const r = await withDeadline(p, this.timeoutMs); return !r.timedOut && r.error === undefined ? r.value : undefined; };
-    if (!this.cluster) return (await bounded(this.client.ping())) === 'PONG';
+    // Through the breakers: a node whose breaker is open answers false at once, and once its pause is
+    // over the health check itself is the probe that closes it (an idle server must not report kv
+    // down until some request happens to touch Redis).
+    const asked = async (key: string, op: () => Promise<unknown>) => { try { return await this.guarded(key, op); } catch { return undefined; } };
+    if (!this.cluster) return (await asked('health', () => this.client.ping())) === 'PONG';
     const slots = this.cluster.slots;
     if (slots.length < 16384) return false;
     const owners = new Set<string>();
     for (let s = 0; s < 16384; s++) { const o = slots[s]?.[0]; if (!o) return false; owners.add(o); }
-    const answers = await Promise.all([...owners].map((o) => bounded(this.client.exists(this.probeKey(o)))));
-    return answers.every((a) => typeof a === 'number');
+    const answers = await Promise.all([...owners].map((o) => { const k = this.probeKey(o); return asked(k, () => this.client.exists(k)); }));
+    return answers.every((a) => typeof a === 'number') && this.openNodes().length === 0;
   }
 
   /** A key (without the prefix) that hashes to a slot `owner` serves. */
