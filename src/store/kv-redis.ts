@@ -2,21 +2,24 @@
 // (no offline queue, short timeout) so that callers can fail open instead of hanging.
 // Each operation touches one key, so the same code runs on a Redis Cluster.
 import { Redis, Cluster } from 'ioredis';
-import type { KeyValue } from './kv.js';
+import type { KeyValue, RateLease } from './kv.js';
 
-const RATE_HIT = `
-local c = redis.call('INCR', KEYS[1])
-if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+// ARGV: window ms, units wanted, limit. The counter never exceeds the limit.
+const RATE_LEASE = `
+local c = tonumber(redis.call('GET', KEYS[1]) or '-1')
+if c < 0 then redis.call('SET', KEYS[1], 0, 'PX', ARGV[1]); c = 0 end
+local g = math.min(tonumber(ARGV[2]), tonumber(ARGV[3]) - c)
+if g > 0 then redis.call('INCRBY', KEYS[1], g) else g = 0 end
 local t = redis.call('PTTL', KEYS[1])
 if t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); t = tonumber(ARGV[1]) end
-return {c, t}`;
+return {c, g, t}`;
 
 const SET_IF_ABSENT = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
 return redis.call('GET', KEYS[1]) or ''`;
 
 type Client = Redis & {
-  rateHit(key: string, windowMs: number): Promise<[number, number]>;
+  rateLease(key: string, windowMs: number, want: number, limit: number): Promise<[number, number, number]>;
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
 };
 
@@ -44,7 +47,7 @@ export class RedisKeyValue implements KeyValue {
       }), { keyPrefix: prefix, enableOfflineQueue: false, enableAutoPipelining: true, redisOptions: opts })
       : new Redis(url, opts)) as unknown as Client;
     client.on('error', () => {}); // reconnects by itself; callers see command errors and fail open
-    client.defineCommand('rateHit', { numberOfKeys: 1, lua: RATE_HIT });
+    client.defineCommand('rateLease', { numberOfKeys: 1, lua: RATE_LEASE });
     client.defineCommand('setIfAbsent', { numberOfKeys: 1, lua: SET_IF_ABSENT });
     this.client = client;
   }
@@ -58,9 +61,9 @@ export class RedisKeyValue implements KeyValue {
     });
   }
 
-  async rateHit(key: string, windowMs: number) {
-    const [count, ttlMs] = await this.client.rateHit(key, windowMs);
-    return { count: Number(count), ttlMs: Number(ttlMs) };
+  async rateLease(key: string, windowMs: number, want: number, limit: number): Promise<RateLease> {
+    const [before, granted, ttlMs] = await this.client.rateLease(key, windowMs, want, limit);
+    return { before: Number(before), granted: Number(granted), ttlMs: Number(ttlMs) };
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number) {
