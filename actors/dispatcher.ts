@@ -8,7 +8,7 @@ import { shardOf } from '../src/domain/ids.js';
 import { fail } from '../src/errors.js';
 import type { Logger } from '../src/log.js';
 import type { Payment } from '../src/domain/payment.js';
-import type { Command, FromWorker, Reply, ReplyTo, ToWorker, WorkerInit, WorkerStats } from './protocol.js';
+import { mailboxOf, type Command, type FromWorker, type Reply, type ReplyTo, type ToWorker, type WorkerInit, type WorkerStats } from './protocol.js';
 
 const WORKER_FILE = fileURLToPath(new URL('./worker.js', import.meta.url));
 
@@ -82,13 +82,13 @@ export class Dispatcher {
     });
   }
 
-  /** Sends a command to the actor owning `cmd.id` and resolves with its reply. */
+  /** Sends a command to the actor owning `cmd.id` (or to its create's mailbox, see mailboxOf) and resolves with its reply. */
   send<C extends Command>(cmd: C): Promise<ReplyTo<C>> {
     return this.sendAny(cmd) as Promise<ReplyTo<C>>;
   }
 
   private sendAny(cmd: Command): Promise<Reply> {
-    const shard = this.shards[shardOf(cmd.id, this.shards.length)];
+    const shard = this.shards[shardOf(mailboxOf(cmd), this.shards.length)];
     if (this.closing || !shard.alive) return Promise.resolve({ ok: false, failure: { ...fail('service_unavailable'), retryAfterSeconds: 1 } });
     if (shard.pending.size >= this.opts.inflightLimit) {
       return Promise.resolve({ ok: false, failure: { ...fail('service_unavailable', null, 'actor mailbox full'), retryAfterSeconds: 1 } });

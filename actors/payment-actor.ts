@@ -15,7 +15,8 @@ export async function handleCreate(ctx: ActorContext, m: CommandOf<'payment.crea
   if (out.kind === 'existing' && out.payment.requestHash !== m.ctx.requestHash) {
     return { ok: false, failure: fail('idempotency_conflict', 'Idempotency-Key') };
   }
-  remember(ctx.payments.cache, out.payment.id, out.payment, ctx.now());
+  // Cached only when the create ran in the payment's own mailbox; a create routed by its key may run on another shard.
+  if (!m.mailbox) remember(ctx.payments.cache, out.payment.id, out.payment, ctx.now());
   return { ok: true, payment: out.payment, replayed: out.kind === 'existing' };
 }
 

@@ -21,7 +21,8 @@ export type SubmitAction =
 
 /** Payment aggregate: creation and the plain state changes (expiry, forced outcomes). */
 export type PaymentMessage =
-  | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext }
+  /** `mailbox`: the idempotency scope of a create with a key (see mailboxOf). */
+  | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext; mailbox?: string }
   /** Plain state changes only: money moves (refunds) go through their own command and the attempt protocol. */
   | { kind: 'payment.apply'; id: string; command: Exclude<PaymentCommand, { type: 'refund' }> };
 
@@ -39,7 +40,7 @@ export type AttemptMessage = { kind: 'attempt.recover'; id: string; attemptId: s
 /** What the link page passes along so that the link actor can create the payment without a lookup. */
 export interface LinkPayContext { fees: FeeSettings; windowSeconds: number; requestId: string; locale: 'az' | 'ru' | 'en' | null }
 export type LinkMessage =
-  | { kind: 'link.create'; id: string; input: NewLink; ctx: LinkCreateContext }
+  | { kind: 'link.create'; id: string; input: NewLink; ctx: LinkCreateContext; mailbox?: string }
   | { kind: 'link.deactivate'; id: string }
   | { kind: 'link.pay'; id: string; amount: number | null; ctx: LinkPayContext };
 export interface LinkResult { link: Link; replayed: boolean }
@@ -57,6 +58,13 @@ export interface RefundResultMsg { refund: Refund; payment: Payment; replayed: b
 
 export type Command = PaymentMessage | CheckoutMessage | AttemptMessage | LinkMessage | RefundMessage;
 export type CommandKind = Command['kind'];
+
+/**
+ * The mailbox (and so the shard) a command runs in: its aggregate's id, except for a create that
+ * carries an Idempotency-Key, which runs in the mailbox of its key's scope: creates with one key
+ * run one after another in one process, and the later ones find the first's committed row.
+ */
+export const mailboxOf = (c: Command): string => ('mailbox' in c && c.mailbox ? c.mailbox : c.id);
 export type CommandOf<K extends CommandKind> = Extract<Command, { kind: K }>;
 
 export interface PaymentResult { payment: Payment; replayed: boolean }

@@ -14,7 +14,7 @@ import { onWebhookWake } from './webhook-wakeup.js';
 import { GroupWriter } from './group-writer.js';
 import { passivate, type ActorContext } from './context.js';
 import type { Handlers } from './handlers.js';
-import type { Command, FromWorker, Reply, ToWorker, WorkerInit } from './protocol.js';
+import { mailboxOf, type Command, type FromWorker, type Reply, type ToWorker, type WorkerInit } from './protocol.js';
 
 const IDLE_MS = 30_000;
 const MAX_ACTORS = 10_000;
@@ -58,7 +58,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
     port.on('message', (msg: ToWorker) => {
       if (msg.t === 'cmd') {
         const { rid, cmd } = msg;
-        const pushed = mailbox.push(cmd.id, async () => {
+        const pushed = mailbox.push(mailboxOf(cmd), async () => {
           let reply: Reply;
           try {
             reply = await execute(ctx, cmd);

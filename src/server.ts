@@ -97,7 +97,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       log: log.child({ component: 'webhooks' }),
     }),
     auth: new Authenticator(db, config.authCacheMs),
-    idempotency: new Idempotency(kv, () => { metrics.kvFailOpen++; }, config.idempotencyInflightMs),
+    idempotency: new Idempotency(kv, () => { metrics.kvFailOpen++; }),
   };
   const app = buildApp(allRoutes, services);
   const listening = await listen(app, config.host, config.port);
