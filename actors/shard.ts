@@ -9,6 +9,7 @@ import { createLogger } from '../src/log.js';
 import { createConnectors } from '../src/connectors/index.js';
 import { insertPayments, updatePayments } from '../src/store/payments-repo.js';
 import { KeyedMailbox } from './mailbox.js';
+import { BatchedPort, onBatch } from './batched-port.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { onWebhookWake } from './webhook-wakeup.js';
 import { GroupWriter } from './group-writer.js';
@@ -24,7 +25,8 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
     (handlers[cmd.kind] as (ctx: ActorContext, cmd: Command) => Promise<Reply>)(ctx, cmd);
   const log = createLogger(init.logLevel).child({ shard: init.shard });
   const db = createPool(init.databaseUrl, { max: init.poolSize, name: `${init.appName}:w${init.shard}`, timeouts: init.dbTimeouts });
-  const send = (m: FromWorker) => port.postMessage(m);
+  const out = new BatchedPort<FromWorker>(port);
+  const send = (m: FromWorker) => out.post(m);
   const asks = new Map<number, (r: Reply) => void>();
   let askId = 0;
   const writes = { ambiguous: (err: unknown) => !rolledBack(err) };
@@ -55,7 +57,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const sweeper = setInterval(() => passivate(ctx.payments.cache, ctx.now(), IDLE_MS, MAX_ACTORS), 10_000);
 
   return new Promise<string>((resolve) => {
-    port.on('message', (msg: ToWorker) => {
+    onBatch<ToWorker>(port, (msg) => {
       if (msg.t === 'cmd') {
         const { rid, cmd } = msg;
         const pushed = mailbox.push(mailboxOf(cmd), async () => {
@@ -91,6 +93,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
           await hooksDb.end().catch((err: Error) => log.warn({ err }, 'webhook pool did not close cleanly'));
           clearInterval(sweeper);
           await db.end().catch((err: Error) => log.warn({ err }, 'actor pool did not close cleanly'));
+          out.flush();
           port.close();
           resolve('drained');
         })();
