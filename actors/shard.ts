@@ -9,6 +9,7 @@ import { createLogger } from '../src/log.js';
 import { createConnectors } from '../src/connectors/index.js';
 import { insertPayments, updatePayments } from '../src/store/payments-repo.js';
 import { KeyedMailbox } from './mailbox.js';
+import { ReplayCache } from '../src/store/replay-cache.js';
 import { BatchedPort, onBatch } from './batched-port.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { onWebhookWake } from './webhook-wakeup.js';
@@ -37,6 +38,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
       asks.set(rid, resolve as (r: Reply) => void);
       send({ t: 'ask', rid, cmd });
     }),
+    replays: null,
     payments: {
       cache: new Map(),
       creates: new GroupWriter((ps) => insertPayments(db, ps), writes),
@@ -55,6 +57,14 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   let stopWake = (): void => {};
   if (w.dispatch) { webhooks.start(); ctx.onDeliveries = () => webhooks.kick(); stopWake = onWebhookWake(() => webhooks.kick()); }
   const sweeper = setInterval(() => passivate(ctx.payments.cache, ctx.now(), IDLE_MS, MAX_ACTORS), 10_000);
+
+  // The replay cache's Redis client is loaded after the shard serves: a worker's first commands do
+  // not wait for it (until then the front end writes the cache).
+  const redisUrl = init.redisUrl;
+  if (redisUrl) {
+    void import('../src/store/kv-redis.js').then(({ RedisKeyValue }) => { ctx.replays = new ReplayCache(new RedisKeyValue(redisUrl, init.kvPrefix ?? '')); })
+      .catch((err: Error) => log.warn({ err }, 'replay cache unavailable on this worker; the front end writes it'));
+  }
 
   return new Promise<string>((resolve) => {
     onBatch<ToWorker>(port, (msg) => {
@@ -93,6 +103,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
           await hooksDb.end().catch((err: Error) => log.warn({ err }, 'webhook pool did not close cleanly'));
           clearInterval(sweeper);
           await db.end().catch((err: Error) => log.warn({ err }, 'actor pool did not close cleanly'));
+          await ctx.replays?.close();
           out.flush();
           port.close();
           resolve('drained');

@@ -85,6 +85,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       databaseUrl, poolSize: budget.worker, hooksPoolSize: budget.hooks, dbTimeouts: config.db, appName,
       mailboxLimit: config.mailboxLimit, mailboxPerIdLimit: config.mailboxPerIdLimit, logLevel: config.logLevel,
       publicBaseUrl: config.publicBaseUrl, connectorTimeoutMs: config.connectorTimeoutMs, webhooks: config.webhooks,
+      redisUrl: config.redisUrl ?? null, kvPrefix: config.kvPrefix,
     },
   });
   const metrics = new Metrics();

@@ -22,6 +22,8 @@ export class Authenticator {
   private readonly cache = new Map<string, Entry>();
   /** Presented key -> its hash: the hash is a pure function of the key, so this never goes stale. */
   private readonly hashes = new Map<string, string>();
+  private readonly loading = new Map<string, Promise<Entry['value']>>();
+  private generation = 0;
 
   constructor(private readonly db: pg.Pool, private readonly ttlMs: number) {}
 
@@ -49,26 +51,42 @@ export class Authenticator {
     return h;
   }
 
-  private async lookup(hash: string): Promise<Entry['value']> {
+  /** One Postgres lookup per key at a time: a burst on a cold cache shares it. */
+  private lookup(hash: string): Promise<Entry['value']> {
+    const shared = this.loading.get(hash);
+    if (shared) return shared;
+    const p: Promise<Entry['value']> = this.load(hash).finally(() => { if (this.loading.get(hash) === p) this.loading.delete(hash); });
+    this.loading.set(hash, p);
+    return p;
+  }
+
+  private async load(hash: string): Promise<Entry['value']> {
     const now = Date.now();
     const hit = this.cache.get(hash);
     if (hit && hit.expires > now) return hit.value;
+    const generation = this.generation;
     const value = await findActiveKey(this.db, hash);
-    if (this.ttlMs > 0) {
+    // A key or merchant changed while this lookup ran: its answer may predate the change; not kept.
+    if (this.ttlMs > 0 && generation === this.generation) {
       if (this.cache.size > 100_000) this.cache.clear();
       this.cache.set(hash, { value, expires: now + this.ttlMs });
     }
     return value;
   }
 
-  forgetKey(hash: string): void { this.cache.delete(hash); }
+  /** Lookups started before a change must not answer requests that arrive after it. */
+  private changed(): void { this.generation++; this.loading.clear(); }
+
+  forgetKey(hash: string): void { this.changed(); this.cache.delete(hash); }
 
   forgetMerchant(merchantId: string): void {
+    this.changed();
     for (const [h, e] of this.cache) if (e.value?.merchant.id === merchantId) this.cache.delete(h);
   }
 
   /** New keys must not be shadowed by a cached "unknown key" answer. */
   forgetUnknown(): void {
+    this.changed();
     for (const [h, e] of this.cache) if (e.value === null) this.cache.delete(h);
   }
 }

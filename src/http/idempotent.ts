@@ -34,7 +34,8 @@ export function idempotencyOf(ctx: Ctx, owner: { merchantId: string; livemode: b
 export const createMailbox = (idem: IdempotencyOf): string | undefined => (idem.key === null ? undefined : idem.scope);
 
 /** `replayed`: the actor found the key already used by an identical request (Postgres arbitrated). */
-export type CreateOutcome = { answer: StoredAnswer; replayed: boolean } | { failure: ApiFailure };
+/** `cached`: the worker already wrote the answer to the replay cache. */
+export type CreateOutcome = { answer: StoredAnswer; replayed: boolean; cached?: boolean } | { failure: ApiFailure };
 
 export function replay(ctx: Ctx, a: StoredAnswer): void {
   // The first answer again, byte for byte; X-Request-Id names the request that produced it.
@@ -53,7 +54,7 @@ export async function runIdempotent(ctx: Ctx, s: Services, req: IdempotentReques
   const out = await create();
   if ('failure' in out) return sendFailure(ctx, out.failure);
   if (!out.replayed) {
-    s.idempotency.remember(req.scope, req.hash, out.answer);
+    if (!out.cached) s.idempotency.remember(req.scope, req.hash, out.answer);
     return sendJson(ctx, out.answer.status, out.answer.body);
   }
   // A replay: the first answer as given when Redis still has it, else rendered from the committed row.

@@ -11,7 +11,7 @@ import type { KeyValue } from '../store/kv.js';
 
 export const WINDOW_MS = 60_000;
 /** A lease that has not answered by then lets its waiters through (fail open). */
-export const LEASE_DEADLINE_MS = 500;
+export const LEASE_DEADLINE_MS = 1000;
 
 /**
  * Units leased ahead of demand: none below a limit of 200 (exactly what waiting requests need, so

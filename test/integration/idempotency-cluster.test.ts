@@ -4,7 +4,9 @@
 import t from 'tap';
 import type { Child } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
-import { PG_URL, suffix } from '../helpers/env.js';
+import { Redis } from 'ioredis';
+import { PG_URL, REDIS_URL, suffix } from '../helpers/env.js';
+import { until } from '../helpers/wait.js';
 
 if (!PG_URL) {
   t.plan(0, 'skipped: needs DATABASE_URL (two server processes share one Postgres; CI sets it)');
@@ -14,7 +16,8 @@ if (!PG_URL) {
 async function call(c: Child, method: string, p: string, key: string, body?: unknown, idem?: string) {
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(idem ? { 'idempotency-key': idem } : {}) };
   const r = await fetch(c.url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: r.status, headers: r.headers, body: await r.json() as any };
+  const text = await r.text();
+  return { status: r.status, headers: r.headers, text, body: JSON.parse(text) as any };
 }
 
 for (const [name, env] of [['Redis as configured', {}], ['Redis unreachable', { REDIS_URL: 'redis://127.0.0.1:1' }]] as const) {
@@ -41,6 +44,25 @@ for (const [name, env] of [['Redis as configured', {}], ['Redis unreachable', { 
       const replies = await Promise.all(sends);
       t.ok(replies.every((r) => r.status === 201), [...new Set(replies.map((r) => `${r.status}:${r.body?.error?.code ?? ''}`))].join(' '));
       for (const k of keys) t.equal((await rows(k)).length, 1, k);
+    });
+
+    await t.test('the replay is the first answer byte for byte, from the cache the worker wrote after the commit', { skip: 'REDIS_URL' in env ? 'Redis is unreachable in this round' : !REDIS_URL ? 'needs REDIS_URL' : false }, async (t) => {
+      const idem = `bytes-${suffix()}`;
+      const first = await call(a, 'POST', '/api/v2/payments', key, { amount: 321, description: 'as first given' }, idem);
+      t.equal(first.status, 201);
+      const redis = new Redis(REDIS_URL!);
+      t.teardown(() => redis.disconnect());
+      const cacheKey = `${cluster.env.KV_PREFIX}idem:${m.body.id}:test:payment:${idem}`;
+      await until('the replay cache holds the answer', async () => (await redis.get(cacheKey)) !== null);
+      // A later change of the row: a replay rendered from the row would show it; the cached one does not.
+      await cluster.db.query("UPDATE payments SET description = 'changed later' WHERE id = $1", [first.body.id]);
+      const again = await call(b, 'POST', '/api/v2/payments', key, { amount: 321, description: 'as first given' }, idem);
+      t.equal(again.headers.get('idempotent-replayed'), 'true');
+      t.equal(again.text, first.text, 'byte for byte');
+      await redis.del(cacheKey);
+      const rendered = await call(b, 'POST', '/api/v2/payments', key, { amount: 321, description: 'as first given' }, idem);
+      t.equal(rendered.body.id, first.body.id, 'without the cache: rendered from the committed row');
+      t.equal(rendered.body.description, 'changed later');
     });
 
     await t.test('another body under a used key is a conflict on either process', async (t) => {

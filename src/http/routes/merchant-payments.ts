@@ -35,7 +35,7 @@ async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void>
   await runIdempotent(ctx, s, idem, async () => {
     const id = paymentId(Date.now());
     const reply = await s.dispatcher.send({
-      kind: 'payment.create', id, input: rules.value, mailbox: createMailbox(idem),
+      kind: 'payment.create', id, input: rules.value, mailbox: createMailbox(idem), answer: { scope: idemKey ? idem.scope : null, hash },
       ctx: {
         id, merchantId: who.merchant.id, livemode: who.livemode,
         fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },
@@ -44,7 +44,7 @@ async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void>
       },
     });
     // replayed: Postgres already held the key for this request.
-    return reply.ok ? { answer: render(reply.payment), replayed: reply.replayed } : { failure: reply.failure };
+    return reply.ok ? { answer: reply.answer ?? render(reply.payment), replayed: reply.replayed, cached: reply.cached } : { failure: reply.failure };
   });
 }
 
