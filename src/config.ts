@@ -29,8 +29,6 @@ export interface Config {
   mailboxLimit: number;
   /** Commands queued for one aggregate id beyond which new ones get 503 (one hot id cannot take a shard). */
   mailboxPerIdLimit: number;
-  /** How long an Idempotency-Key's in-flight marker holds the key (the request's deadline). */
-  idempotencyInflightMs: number;
   /** How long one acquirer call may take before its outcome is left to the recovery sweep. */
   connectorTimeoutMs: number;
   /** An attempt with no recorded outcome after this long is recovered (asked of the connector). */
@@ -132,7 +130,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authCacheMs: int(env, 'AUTH_CACHE_MS', 5000, 0),
     mailboxLimit: int(env, 'MAILBOX_LIMIT', 10000, 1),
     mailboxPerIdLimit: int(env, 'MAILBOX_PER_ID_LIMIT', 100, 1),
-    idempotencyInflightMs: int(env, 'IDEMPOTENCY_INFLIGHT_MS', 30_000, 100),
     connectorTimeoutMs: int(env, 'CONNECTOR_TIMEOUT_MS', 20_000, 1),
     attemptRecoveryAfterMs: int(env, 'ATTEMPT_RECOVERY_AFTER_MS', 60_000, 1),
     attemptRecoveryPollMs: int(env, 'ATTEMPT_RECOVERY_POLL_MS', 1000, 10),

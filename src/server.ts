@@ -90,6 +90,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       databaseUrl, poolSize: budget.worker, hooksPoolSize: budget.hooks, dbTimeouts: config.db, appName,
       mailboxLimit: config.mailboxLimit, mailboxPerIdLimit: config.mailboxPerIdLimit, logLevel: config.logLevel,
       publicBaseUrl: config.publicBaseUrl, connectorTimeoutMs: config.connectorTimeoutMs, webhooks: config.webhooks,
+      redisUrl: config.redisUrl ?? null, kvPrefix: config.kvPrefix,
     },
   });
   const metrics = new Metrics();
@@ -104,7 +105,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,
     }),
     auth: new Authenticator(db, config.authCacheMs),
-    idempotency: new Idempotency(kv, () => { metrics.kvFailOpen.inc(); }, config.idempotencyInflightMs),
+    idempotency: new Idempotency(kv, () => { metrics.kvFailOpen.inc(); }),
   };
   const app = buildApp(allRoutes, services);
   const listening = await listen(app, config.host, config.port);
