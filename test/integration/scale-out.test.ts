@@ -152,10 +152,16 @@ t.test('scale-out rig: 3 processes behind nginx on a Redis Cluster', { skip: rig
       const healthDown = await Promise.all(rig.replicas.map((r) => rig.request('GET', '/v2/health', {}, r.url)));
       t.ok(healthDown.every((h) => h.status === 200 && h.body.kv.status === 'down' && h.body.status === 'degraded'),
         `every process reports kv down while a master is down: ${healthDown.map((h) => h.body?.kv?.status)}`);
-      const open = await Promise.all([0, 1, 2].map((i) => metric(rig, i, 'kv_breaker_open')));
-      t.ok(open.some((n) => n > 0), `a breaker is open (kv_breaker_open per process: ${open})`);
-      const failOpen = await Promise.all([0, 1, 2].map((i) => metric(rig, i, 'kv_fail_open_total')));
-      t.ok(failOpen.some((n) => n > 0), 'creates failed open');
+      // Health asks every master through the breakers, so repeated health checks open the down
+      // master's breaker on every process (creates no longer touch Redis before their commit, issue
+      // 13: they keep succeeding, which the load's outcomes check below).
+      let open: number[] = [];
+      await until('the down master\'s breaker open on every process', async () => {
+        await Promise.all(rig.replicas.map((r) => rig.request('GET', '/v2/health', {}, r.url)));
+        open = await Promise.all([0, 1, 2].map((i) => metric(rig, i, 'kv_breaker_open')));
+        return open.every((n) => n > 0);
+      }, 20_000, 100);
+      t.ok(open.every((n) => n > 0), `a breaker is open (kv_breaker_open per process: ${open})`);
       // Concurrent sends of one key while a third of the idempotency keys have no Redis: Postgres
       // alone decides, and still one payment per key.
       await sameKeyBurst(t, rig, 'idem-redis-down');
