@@ -14,6 +14,8 @@ import { linkPageRoutes } from './link-page.js';
 import { merchantRefundRoutes } from './merchant-refunds.js';
 import { embedRoutes } from './embed.js';
 import { gatewayChannelRoutes } from './gateway-channels.js';
+import { sbpMemberRoutes } from './sbp-members.js';
+import { internalSbpRoutes } from './internal-sbp.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -30,4 +32,6 @@ export const allRoutes: Route[] = [
   ...merchantRefundRoutes,
   ...embedRoutes,
   ...gatewayChannelRoutes,
+  ...sbpMemberRoutes,
+  ...internalSbpRoutes,
 ];

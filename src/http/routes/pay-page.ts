@@ -4,13 +4,13 @@
 // embedded-form script) names the parent, and the page reports its outcome to it only when that
 // origin is on the allowlist (src/domain/frame-origins.ts).
 import { PAYMENT_ID_RE } from '../../domain/ids.js';
-import { listSbpMembers } from '../../store/catalog-repo.js';
 import { customerKeyOf, listSavedCards, loadCheckout } from '../../store/checkout-repo.js';
 import { newNonce } from '../../web/html.js';
 import { AUTO_RETURN_MS, renderNotFound, renderPayPage } from '../../web/pay-view.js';
 import { effectiveMethods } from '../catalog.js';
 import type { Ctx } from '../context.js';
 import { framingOf } from '../framing.js';
+import { activeSbpMembers } from '../sbp-list.js';
 import { pageLang, sendFramableHtml, sendHtml } from '../html-reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -28,12 +28,8 @@ async function payPage(ctx: Ctx, s: Services) {
   const has = (m: string) => eff.methods.some((x) => x.method === m);
   const customer = customerKeyOf(payment);
   const savedCards = has('recurrent') && customer ? await listSavedCards(s.db, payment.merchantId, payment.livemode, customer) : [];
-  const sbpMembers = has('sbp')
-    ? await listSbpMembers(s.db).catch((err: Error) => {
-      s.log.warn({ err: err.message, paymentId: id }, 'SBP member list unavailable; showing the QR code alone');
-      return [];
-    })
-    : [];
+  // Fails open (logged in sbp-list.ts): without the list the page shows the QR code alone.
+  const sbpMembers = has('sbp') ? (await activeSbpMembers(s)).members : [];
   const html = renderPayPage({ payment, checkout, methods: eff.methods, fallback: eff.fallback, savedCards, sbpMembers, lang, nonce, autoReturnMs: AUTO_RETURN_MS, parentOrigin });
   sendFramableHtml(ctx, 200, html, nonce, allowlist);
 }
