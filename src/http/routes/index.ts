@@ -14,6 +14,7 @@ import { linkPageRoutes } from './link-page.js';
 import { merchantRefundRoutes } from './merchant-refunds.js';
 import { embedRoutes } from './embed.js';
 import { gatewayChannelRoutes } from './gateway-channels.js';
+import { gatewayPayoutRoutes } from './gateway-payouts.js';
 import { sbpMemberRoutes } from './sbp-members.js';
 import { internalSbpRoutes } from './internal-sbp.js';
 
@@ -32,6 +33,7 @@ export const allRoutes: Route[] = [
   ...merchantRefundRoutes,
   ...embedRoutes,
   ...gatewayChannelRoutes,
+  ...gatewayPayoutRoutes,
   ...sbpMemberRoutes,
   ...internalSbpRoutes,
 ];
