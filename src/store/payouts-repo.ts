@@ -175,3 +175,12 @@ export async function balanceOf(db: pg.Pool, merchantId: string, livemode: boole
   });
   return res.rows.map((r) => ({ currency: r.currency, available: Number(r.net) - Number(r.held), pending: Number(r.pending) }));
 }
+
+/** Idempotency keys live 24 hours, as for payments: after that the same key may create a new payout (never a pending one's). */
+export async function releaseOldPayoutKeys(db: pg.Pool, ttlSeconds: number): Promise<number> {
+  const res = await db.query(
+    `UPDATE payouts SET idempotency_key = NULL WHERE id IN (
+       SELECT id FROM payouts WHERE idempotency_key IS NOT NULL AND status <> 'pending' AND created_at < now() - make_interval(secs => $1)
+       LIMIT 1000 FOR UPDATE SKIP LOCKED)`, [ttlSeconds]);
+  return res.rowCount ?? 0;
+}

@@ -210,6 +210,27 @@ t.test('idempotency: the same key and body replays the payout; another body is a
   t.equal(bank.rows[0].n, 1, 'one bank operation');
 });
 
+t.test('keys live 24 hours on the payout row: an older key is released (never a pending one\'s) and may pay out again', async (t) => {
+  const { releaseOldPayoutKeys } = await import('../../src/store/payouts-repo.js');
+  const key = `old-${Date.now()}`;
+  const body = { amount: 10, currency: 'RUB', destination: CARD_OK };
+  const first = await payout(body, sk, { 'idempotency-key': key });
+  t.equal(first.status, 200);
+  await s.db.query(`UPDATE payouts SET created_at = now() - interval '25 hours' WHERE id = $1`, [first.body.id]);
+  // A pending payout (its attempt in flight) keeps its key whatever its age.
+  const pending = await s.db.query(`UPDATE payouts SET status = 'pending', created_at = now() - interval '25 hours' WHERE id = (
+    SELECT id FROM payouts WHERE merchant_id = $1 AND idempotency_key IS NOT NULL AND status = 'paid' AND id <> $2 ORDER BY created_at LIMIT 1) RETURNING id`, [m.id, first.body.id]);
+  const pendingId = pending.rows[0].id as string;
+  t.ok(await releaseOldPayoutKeys(s.db, 24 * 3600) >= 1);
+  const { rows } = await s.db.query('SELECT id, idempotency_key FROM payouts WHERE id = ANY($1) ORDER BY id', [[first.body.id, pendingId]]);
+  t.same(rows.map((r) => [r.id, r.idempotency_key === null]), [[first.body.id, true], [pendingId, false]].sort(), 'only the finished old key is released');
+  await s.db.query(`UPDATE payouts SET status = 'paid' WHERE id = $1`, [pendingId]);
+  await s.srv.services.kv.del(`idem:${m.id}:test:payout:${key}`);
+  const again = await payout(body, sk, { 'idempotency-key': key });
+  t.equal(again.status, 200);
+  t.not(again.body.id, first.body.id, 'a new payout');
+});
+
 t.test('get and list: the key\'s merchant and mode only; limit, offset, status', async (t) => {
   const all = await s.request('GET', '/v2/payouts?limit=100', { key: sk });
   t.equal(all.status, 200);
