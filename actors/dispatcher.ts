@@ -124,13 +124,14 @@ export class Dispatcher {
 
   alive(): boolean[] { return this.shards.map((s) => s.alive); }
 
-  async stats(timeoutMs = 500): Promise<(WorkerStats | null)[]> {
+  /** Each shard's stats (null when it does not answer in time); with `metrics`, its registry too. */
+  async stats(timeoutMs = 500, metrics = false): Promise<(WorkerStats | null)[]> {
     return Promise.all(this.shards.map((s) => new Promise<WorkerStats | null>((resolve) => {
       if (!s.alive) return resolve(null);
       const rid = ++this.rid;
       const t = setTimeout(() => { s.pending.delete(rid); resolve(null); }, timeoutMs);
       s.pending.set(rid, (m) => { clearTimeout(t); resolve((m as Extract<FromWorker, { t: 'stats' }>).stats); });
-      s.port.postMessage({ t: 'stats', rid } satisfies ToWorker);
+      s.port.postMessage({ t: 'stats', rid, metrics } satisfies ToWorker);
     })));
   }
 

@@ -9,6 +9,7 @@ import type { RedirectWallet } from '../src/domain/methods.js';
 import type { WebhookConfig } from '../src/config.js';
 import type { DbTimeouts } from '../src/store/db.js';
 import type { Link, LinkCreateContext, NewLink } from '../src/domain/link.js';
+import type { MetricsJson } from './worker-metrics.js';
 import type { FeeSettings } from '../src/domain/money.js';
 import type { Refund } from '../src/domain/refund.js';
 import type { CheckedDestination, Payout as Payout_ } from '../src/domain/payout.js';
@@ -98,13 +99,17 @@ export type ReplyTo<C extends Command> = ReplyOf<C['kind']>;
 /** Any reply (as it crosses the thread boundary). */
 export type Reply = ReplyOf<CommandKind>;
 
-export interface WorkerStats { shard: number; mailboxDepth: number; actors: number; processed: number }
+export interface WorkerStats {
+  shard: number; mailboxDepth: number; actors: number; processed: number;
+  /** The worker's prom-client registry as JSON (worker-metrics.ts), when asked for. */
+  metrics?: MetricsJson;
+}
 
 /** Main thread -> worker. `answer` carries the reply to an actor-to-actor `ask` of this worker. */
 export type ToWorker =
   | { t: 'cmd'; rid: number; cmd: Command }
   | { t: 'answer'; rid: number; reply: Reply }
-  | { t: 'stats'; rid: number }
+  | { t: 'stats'; rid: number; metrics?: boolean }
   | { t: 'drain' };
 
 /** Worker -> main thread. `ask` is a command one actor sends another (routed to its shard). */

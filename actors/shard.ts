@@ -12,6 +12,7 @@ import { KeyedMailbox } from './mailbox.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { onWebhookWake } from './webhook-wakeup.js';
 import { GroupWriter } from './group-writer.js';
+import { workerMetrics } from './worker-metrics.js';
 import { passivate, type ActorContext } from './context.js';
 import type { Handlers } from './handlers.js';
 import type { Command, FromWorker, Reply, ToWorker, WorkerInit } from './protocol.js';
@@ -45,9 +46,10 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   let processed = 0;
   const w = init.webhooks;
   const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, timeouts: init.dbTimeouts, relaxedCommit: true });
+  const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb }, () => processed);
   const webhooks = new WebhookDispatcher({
-    db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
-    pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }),
+    db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, allowLoopbackTest: w.allowLoopbackTest, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
+    pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,
   });
   // Woken by the process's LISTEN connection when any process queues deliveries (and by its own commits).
   let stopWake = (): void => {};
@@ -82,7 +84,10 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
         const done = asks.get(msg.rid);
         if (done) { asks.delete(msg.rid); done(msg.reply); }
       } else if (msg.t === 'stats') {
-        send({ t: 'stats', rid: msg.rid, stats: { shard: init.shard, mailboxDepth: mailbox.depth, actors: ctx.payments.cache.size, processed } });
+        const rid = msg.rid;
+        const stats = { shard: init.shard, mailboxDepth: mailbox.depth, actors: ctx.payments.cache.size, processed };
+        if (!msg.metrics) send({ t: 'stats', rid, stats });
+        else void metrics.snapshot().then((m) => send({ t: 'stats', rid, stats: { ...stats, metrics: m } }), () => send({ t: 'stats', rid, stats }));
       } else if (msg.t === 'drain') {
         void (async () => {
           await mailbox.idle();

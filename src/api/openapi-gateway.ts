@@ -2,6 +2,7 @@
 // its own server), the sk_/rk_/pk_ security schemes and the gateway error envelope.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ChannelResource, CreateChannelRequest, PatchChannelRequest, RotateChannelSecretRequest } from './channels.js';
+import { rootServers } from './openapi-servers.js';
 import { BalanceResource, CreatePayoutRequest, PayoutList, PayoutResource } from './payouts.js';
 
 function plain(s: TSchema): Record<string, unknown> {
@@ -32,14 +33,11 @@ const GATEWAY_ERRORS: Record<number, string> = {
   429: 'RATE_LIMITED (see Retry-After)',
   503: 'Temporarily unavailable (see Retry-After)',
 };
-const errs = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { $ref: `#/components/responses/G${c}` }]));
+/** Error answers of an operation; every gateway operation may answer 503 when a dependency is down. */
+const errs = (...codes: number[]) => Object.fromEntries([...codes, 503].map((c) => [String(c), { $ref: `#/components/responses/G${c}` }]));
 
 export function gatewayPaths(publicBaseUrl: string): Record<string, unknown> {
-  // The same {base_url} template as the document's own server (whose URL adds /api/v2).
-  const servers = [{
-    url: '{base_url}', description: 'Gateway API ({base_url})',
-    variables: { base_url: { default: publicBaseUrl, description: 'The public base URL of the engine (PUBLIC_BASE_URL), scheme and host, no trailing slash' } },
-  }];
+  const servers = rootServers(publicBaseUrl);
   const security = [{ gatewayBearer: [] }, { gatewayApiKey: [] }];
   const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'ch_… public id, UUID or slug' };
   const one = (summary: string, operationId: string, permission: string, extra: Record<string, unknown> = {}, codes = [400, 401, 403, 404, 409, 429]) => ({
@@ -101,7 +99,7 @@ function payoutPaths(servers: unknown[], security: unknown[]): Record<string, un
         security,
         parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }],
         requestBody: { required: true, content: json(ref('CreatePayoutRequest')) },
-        responses: { 200: { description: 'The payout', content: json(ref('Payout')) }, ...errs(400, 401, 403, 409, 429, 503) },
+        responses: { 200: { description: 'The payout', content: json(ref('Payout')) }, ...errs(400, 401, 403, 409, 429) },
       },
       get: {
         operationId: 'listPayouts', summary: 'List payouts of the key\'s merchant and mode, newest first',

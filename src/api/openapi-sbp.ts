@@ -3,6 +3,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { LIST_LIMIT_MAX, LIST_LIMIT_MIN, POPULAR_DEFAULT_LIMIT } from '../domain/sbp-member.js';
 import { CheckoutSbpMemberList, SbpMemberList, SbpMemberResource } from './sbp-members.js';
+import { rootServers } from './openapi-servers.js';
 
 const plain = (s: TSchema): Record<string, unknown> => {
   const { $id: _id, ...rest } = JSON.parse(JSON.stringify(s)) as Record<string, unknown>;
@@ -21,7 +22,7 @@ const FAIL_OPEN = 'Fails open: when the list cannot be read (cache and Postgres)
 const gatewayError = (description: string) => ({ description, content: json(ref('GatewayError')) });
 
 export function sbpPaths(publicBaseUrl: string): Record<string, unknown> {
-  const root = { servers: [{ url: publicBaseUrl }] };
+  const root = { servers: rootServers(publicBaseUrl) };
   return {
     '/sbp/members': {
       ...root,

@@ -2,6 +2,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorEnvelope } from './common.js';
 import { withResponseHeaders } from './openapi-headers.js';
+import { merchantServers } from './openapi-servers.js';
 import { CreatePaymentRequest, ListPaymentsQuery, PaymentList, PaymentResource, Ping } from './merchant-payments.js';
 import { CreateLinkRequest, LinkList, LinkResource, ListLinksQuery } from './links.js';
 import { gatewayPaths, gatewayResponses, gatewaySchemas, gatewaySecuritySchemes } from './openapi-gateway.js';
@@ -72,10 +73,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
       description: 'Date-versioned merchant API (server {base_url}/api/v2) and the gateway API (paths naming their own server {base_url}: /v1/channels, ...). Amounts are integers in minor units. Errors use each API\'s envelope with a stable code.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{
-      url: '{base_url}/api/v2', description: 'This engine',
-      variables: { base_url: { default: publicBaseUrl, description: 'The public base URL of the engine (PUBLIC_BASE_URL), scheme and host, no trailing slash' } },
-    }],
+    servers: merchantServers(publicBaseUrl),
     security: [{ bearer: [] }],
     paths: {
       '/payments': {
@@ -130,9 +128,10 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         },
       },
       ...linkPaths(),
+      ...sbpPaths(publicBaseUrl),
+
       // The gateway API (issue 11): its own server, keys and error envelope.
       ...gatewayPaths(publicBaseUrl),
-      ...sbpPaths(publicBaseUrl),
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… key' }, ...gatewaySecuritySchemes },
@@ -144,8 +143,8 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         CreateRefundRequest: plain(CreateRefundRequest), Refund: plain(RefundResource),
         RefundResult: { ...plain(RefundResultResource), properties: { ...(plain(RefundResultResource).properties as object), refund: ref('Refund'), payment: ref('Payment') } },
         RefundList: { ...plain(RefundList), properties: { ...(plain(RefundList).properties as object), data: { type: 'array', items: ref('Refund') } } },
-        ...gatewaySchemas(),
         ...sbpSchemas(),
+        ...gatewaySchemas(),
       },
       responses: {
         ...Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([c, d]) => [`E${c}`, { description: d, content: json(ref('Error')) }])),

@@ -13,10 +13,11 @@ import { merchantLinkRoutes } from './merchant-links.js';
 import { linkPageRoutes } from './link-page.js';
 import { merchantRefundRoutes } from './merchant-refunds.js';
 import { embedRoutes } from './embed.js';
-import { gatewayChannelRoutes } from './gateway-channels.js';
-import { gatewayPayoutRoutes } from './gateway-payouts.js';
 import { sbpMemberRoutes } from './sbp-members.js';
 import { internalSbpRoutes } from './internal-sbp.js';
+
+import { gatewayChannelRoutes } from './gateway-channels.js';
+import { gatewayPayoutRoutes } from './gateway-payouts.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -32,8 +33,9 @@ export const allRoutes: Route[] = [
   ...linkPageRoutes,
   ...merchantRefundRoutes,
   ...embedRoutes,
-  ...gatewayChannelRoutes,
-  ...gatewayPayoutRoutes,
   ...sbpMemberRoutes,
   ...internalSbpRoutes,
+
+  ...gatewayChannelRoutes,
+  ...gatewayPayoutRoutes,
 ];
