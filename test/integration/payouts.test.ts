@@ -95,6 +95,18 @@ t.test('the key matrix for payouts and balance', async (t) => {
   t.same((await s.request('GET', '/v2/balance', {})).body.error.code, 'AUTHENTICATION_REQUIRED');
 });
 
+t.test('a channel-scoped key may not pay out, list payouts or read the balance: they belong to the account', async (t) => {
+  const ch = (await s.request('GET', '/v1/channels', { key: sk })).body.data[0];
+  const scoped = await issue(s, m.id, { kind: 'secret', mode: 'test', channel_id: ch.id });
+  const n = await rows();
+  for (const [method, path, body] of [['POST', '/v2/payouts', { amount: 1, currency: 'RUB', destination: CARD_OK }], ['GET', '/v2/payouts', undefined],
+    ['GET', '/v2/payouts/po_000000000000000000000000', undefined], ['GET', '/v2/balance', undefined]] as const) {
+    const r = await s.request(method, path, { key: scoped, body });
+    t.same([r.status, r.body.error.code], [403, 'CHANNEL_FORBIDDEN'], `${method} ${path}`);
+  }
+  t.equal(await rows(), n, 'nothing paid');
+});
+
 t.test('every destination type: paid, or refused by the sandbox bank (200 failed, nothing taken)', async (t) => {
   const before = (await balance()).rub!;
   const cases: [string, Record<string, unknown>, 'paid' | 'failed', Record<string, unknown>][] = [

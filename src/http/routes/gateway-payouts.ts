@@ -10,13 +10,24 @@ import { fail } from '../../errors.js';
 import { balanceOf, findPayout, findPayoutByKey, listPayouts } from '../../store/payouts-repo.js';
 import { isActiveSbpMember } from '../../store/sbp-members-repo.js';
 import type { Ctx } from '../context.js';
-import { gatewayRoute, principalOf, scopeOf } from '../gateway.js';
+import { accountWideRefusal, gatewayRoute, principalOf, scopeOf } from '../gateway.js';
 import { idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
 
 const validateCreate = compile(CreatePayoutRequest, CREATE_PAYOUT_FIELD_CODES);
+
+/**
+ * Payouts and the balance belong to the whole account: a key pinned to one channel gets 403
+ * CHANNEL_FORBIDDEN for all four routes (it is for that channel's traffic, not the merchant's money).
+ */
+function accountOnly(handler: Route['handler']): Route['handler'] {
+  return (ctx, s, body) => {
+    const refused = accountWideRefusal(principalOf(ctx));
+    return refused ? sendFailure(ctx, refused) : handler(ctx, s, body);
+  };
+}
 
 const render = (p: Payout): StoredAnswer => ({ status: 200, requestId: p.requestId, body: JSON.stringify(payoutView(p)) });
 
@@ -101,8 +112,8 @@ async function balance(ctx: Ctx, s: Services) {
 }
 
 export const gatewayPayoutRoutes: Route[] = [
-  gatewayRoute('POST', '/v2/payouts', 'payouts:write', create, { body: true }),
-  gatewayRoute('GET', '/v2/payouts', 'payouts:read', list),
-  gatewayRoute('GET', '/v2/payouts/:id', 'payouts:read', get),
-  gatewayRoute('GET', '/v2/balance', 'payouts:read', balance),
+  gatewayRoute('POST', '/v2/payouts', 'payouts:write', accountOnly(create), { body: true }),
+  gatewayRoute('GET', '/v2/payouts', 'payouts:read', accountOnly(list)),
+  gatewayRoute('GET', '/v2/payouts/:id', 'payouts:read', accountOnly(get)),
+  gatewayRoute('GET', '/v2/balance', 'payouts:read', accountOnly(balance)),
 ];
