@@ -16,6 +16,8 @@ import type { AttemptSettlement } from '../src/store/payments-repo.js';
 import { startAttempt, type AttemptPlan } from './attempt-protocol.js';
 import { REFUND_OPERATION } from '../src/domain/refund.js';
 import { recoverRefund } from './refund-actor.js';
+import { recoverPayout } from './payout-actor.js';
+import { PAYOUT_OPERATION } from '../src/domain/payout.js';
 import { MAX_CONFLICT_RETRIES, remember, type ActorContext } from './context.js';
 import type { CheckoutMessage, CheckoutResult, CommandOf, Failed, ReplyOf, SubmitAction } from './protocol.js';
 
@@ -207,6 +209,7 @@ export async function handleAttemptRecover(ctx: ActorContext, m: CommandOf<'atte
   const a = await findAttempt(ctx.db, m.attemptId);
   if (!a || a.status !== 'started') return { ok: true, attemptId: m.attemptId, outcome: 'already_settled' };
   if (a.operation === REFUND_OPERATION) return recoverRefund(ctx, m.id, a);
+  if (a.operation === PAYOUT_OPERATION) return recoverPayout(ctx, m.id, a);
   for (let i = 0; i <= MAX_CONFLICT_RETRIES; i++) {
     const cur = await loadCheckout(ctx.db, m.id);
     if (!cur || cur.payment.pendingAttempt !== a.id) {

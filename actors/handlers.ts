@@ -6,6 +6,7 @@ import { handleApply, handleCreate } from './payment-actor.js';
 import { handleLinkCreate, handleLinkDeactivate, handleLinkPay } from './link-actor.js';
 import { handleAttemptRecover, handleCheckoutCallback, handleCheckoutComplete, handleCheckoutPay, handleCheckoutSubmit } from './checkout-actor.js';
 import { handleRefund } from './refund-actor.js';
+import { handlePayoutCreate } from './payout-actor.js';
 
 export type Handlers = { [K in CommandKind]: (ctx: ActorContext, cmd: CommandOf<K>) => Promise<ReplyOf<K>> };
 
@@ -21,4 +22,5 @@ export const handlers: Handlers = {
   'link.deactivate': handleLinkDeactivate,
   'link.pay': handleLinkPay,
   'payment.refund': handleRefund,
+  'payout.create': handlePayoutCreate,
 };

@@ -13,6 +13,7 @@ import type { Link, LinkCreateContext, NewLink } from '../src/domain/link.js';
 import type { MetricsJson } from './worker-metrics.js';
 import type { FeeSettings } from '../src/domain/money.js';
 import type { Refund } from '../src/domain/refund.js';
+import type { CheckedDestination, Payout as Payout_ } from '../src/domain/payout.js';
 
 /** What the customer asked the checkout to start with a method other than a typed card. */
 export type SubmitAction =
@@ -62,7 +63,18 @@ export interface RefundRequest {
 export type RefundMessage = { kind: 'payment.refund'; id: string; request: RefundRequest };
 export interface RefundResultMsg { refund: Refund; payment: Payment; replayed: boolean }
 
-export type Command = PaymentMessage | CheckoutMessage | AttemptMessage | LinkMessage | RefundMessage;
+// Payouts (issue 12): run by the actor of the payout's id (po_…, chosen by the front end).
+export interface PayoutRequest {
+  merchantId: string; livemode: boolean; amount: number; currency: string;
+  /** The checked destination: the full account only in memory, on its way to the bank. */
+  destination: CheckedDestination;
+  metadata: Record<string, string>;
+  requestId: string; idempotencyKey: string | null; requestHash: string | null;
+}
+export type PayoutMessage = { kind: 'payout.create'; id: string; request: PayoutRequest };
+export interface PayoutResultMsg { payout: Payout_; replayed: boolean }
+
+export type Command = PaymentMessage | CheckoutMessage | AttemptMessage | LinkMessage | RefundMessage | PayoutMessage;
 export type CommandKind = Command['kind'];
 
 /**
@@ -93,6 +105,7 @@ export interface Results {
   'link.deactivate': LinkResult;
   'link.pay': LinkPayResult;
   'payment.refund': RefundResultMsg;
+  'payout.create': PayoutResultMsg;
 }
 
 export type Failed = { ok: false; failure: ApiFailure };

@@ -1,11 +1,12 @@
 // Periodic work that any number of processes may run at once: expiry of pending payments whose
-// window has ended, and release of idempotency keys (payments', refunds') older than 24 hours. Work is claimed with
+// window has ended, and release of idempotency keys (payments', refunds', payouts') older than 24 hours. Work is claimed with
 // FOR UPDATE SKIP LOCKED and a lease; the state change itself goes through the payment's actor.
 import type pg from 'pg';
 import type { Logger } from '../src/log.js';
 import { claimDuePayments, releaseOldIdempotencyKeys } from '../src/store/payments-repo.js';
 import { releaseOldLinkIdempotencyKeys } from '../src/store/links-repo.js';
 import { releaseOldRefundKeys } from '../src/store/refunds-repo.js';
+import { releaseOldPayoutKeys } from '../src/store/payouts-repo.js';
 import type { Dispatcher } from './dispatcher.js';
 import { startPeriodic, type Periodic } from './periodic.js';
 
@@ -28,6 +29,7 @@ export function startScheduler(db: pg.Pool, dispatcher: Dispatcher, pollMs: numb
       await releaseOldIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS);
       await releaseOldLinkIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS);
       await releaseOldRefundKeys(db, IDEMPOTENCY_TTL_SECONDS);
+      await releaseOldPayoutKeys(db, IDEMPOTENCY_TTL_SECONDS);
     }
     return expired;
   }, (n) => log.info({ expired: n }, 'payments expired'));

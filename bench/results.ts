@@ -1,7 +1,7 @@
 // The results document written to bench/results/*.json, the targets it is judged against, and the
 // rows of the tables printed on stdout and rendered into Markdown.
 import type { LoadFigures } from './load.js';
-import type { MultiProcessGet, ServerRun } from './server-scenarios.js';
+import type { MultiProcessGet, ScenarioFigures, ServerRun } from './server-scenarios.js';
 import { round } from './stats.js';
 import type { WebhookRun } from './webhook-scenario.js';
 
@@ -30,6 +30,8 @@ export interface BenchResults {
   server: ServerRun[];
   /** GET with two server processes on one database (absent in older results, null when skipped). */
   multiGet?: MultiProcessGet | null;
+  /** POST /v2/payouts on one balance (absent in older results, null when skipped). */
+  payouts?: { workers: number; create: ScenarioFigures } | null;
   /** The webhook scenario (absent in older results, null when skipped). */
   webhooks?: WebhookRun | null;
   targets: TargetCheck[];
@@ -138,6 +140,8 @@ export function figureRows(r: BenchResults): string[][] {
   }
   const m = r.multiGet;
   if (m) load(`GET /api/v2/payments/{id}, ${m.processes} processes × WORKERS=${m.workers}, one database`, m.get, m.get.peakRssMb);
+  const po = r.payouts;
+  if (po) load(`POST /v2/payouts (one balance), WORKERS=${po.workers}`, po.create, po.create.peakRssMb);
   const h = r.webhooks;
   if (h) {
     load(`webhooks 1: POST payments, B alone, WORKERS=${h.workers}`, h.alone, h.alone.peakRssMb);

@@ -8,7 +8,7 @@
 // BENCH_RESULTS_DIR (bench/results), BENCH_WEBHOOKS (1; 0 skips the webhook scenario), BENCH_WEBHOOK_WORKERS (2), BENCH_WEBHOOK_RATE (1000),
 // BENCH_WEBHOOK_PACER (steady|autocannon), BENCH_GET2_WORKERS (1: WORKERS of each of the two processes
 // of the get2 scenario), BENCH_ONLY (a comma list of scenarios to run: hello, insert, create, get, get2,
-// webhooks; a filtered run writes only its dated results file, never latest.json),
+// payouts, webhooks; a filtered run writes only its dated results file, never latest.json),
 // DATABASE_URL, REDIS_URL (see environment.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,7 +21,7 @@ import { measure, stopLoad, type LoadParams } from './load.js';
 import { waitForQuiet } from './quiet.js';
 import { renderText } from './render-table.js';
 import { judge, type BenchResults, type InsertFigures } from './results.js';
-import { runMultiProcessGet, runServerScenarios, type MultiProcessGet, type ServerRun } from './server-scenarios.js';
+import { runMultiProcessGet, runPayoutScenario, runServerScenarios, type MultiProcessGet, type ScenarioFigures, type ServerRun } from './server-scenarios.js';
 import { stopPaced } from './paced-load.js';
 import { runWebhookScenario, type WebhookRun } from './webhook-scenario.js';
 
@@ -41,7 +41,7 @@ const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number)
 const insertConnections = intEnv('BENCH_INSERT_CONNECTIONS', 64);
 const insertTable = process.env.BENCH_INSERT_TABLE === 'temp' ? 'temp' : 'durable';
 const quietWaitSeconds = intEnv('BENCH_QUIET_WAIT_SECONDS', 60);
-const SCENARIOS = ['hello', 'insert', 'create', 'get', 'get2', 'webhooks'] as const;
+const SCENARIOS = ['hello', 'insert', 'create', 'get', 'get2', 'payouts', 'webhooks'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((x) => x.trim()).filter(Boolean) : null;
 for (const name of only ?? []) if (!(SCENARIOS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown scenario "${name}" (known: ${SCENARIOS.join(', ')})`);
@@ -176,6 +176,25 @@ async function main(): Promise<void> {
     }
   }
 
+  let payouts: { workers: number; create: ScenarioFigures } | null = null;
+  if (want('payouts')) {
+    const db = `${runId}_po`;
+    const kvPrefix = `bench:${runId}:po:`;
+    const workers = workerCounts[workerCounts.length - 1] ?? 1;
+    log(`payouts: POST /v2/payouts, WORKERS=${workers}, one balance`);
+    try {
+      const create = await runPayoutScenario({
+        workers, databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, load,
+        beforeScenario: (name) => quietBefore(`${name} WORKERS=${workers}`),
+      });
+      payouts = { workers, create };
+      log(`payouts: ${create.reqPerSec} req/s, p99 ${create.p99} ms`);
+    } finally {
+      await pg.dropDatabase(db);
+      if (redis.url) await deleteRedisKeys(redis.url, kvPrefix);
+    }
+  }
+
   let webhooks: WebhookRun | null = null;
   if (webhookWorkers) {
     const db = `${runId}_wh`;
@@ -197,7 +216,7 @@ async function main(): Promise<void> {
   }
 
   const cpus = os.cpus();
-  const partial = { baselines: { uws: uws?.figures ?? null, insert }, server, multiGet, webhooks };
+  const partial = { baselines: { uws: uws?.figures ?? null, insert }, server, multiGet, payouts, webhooks };
   const { targets, flags } = judge(partial);
   for (const [name, busy] of Object.entries(backgroundCpuPct)) {
     if (busy > QUIET_PCT) flags.push(`machine was ${busy}% busy (other processes) just before ${name}: figures unreliable`);

@@ -180,3 +180,33 @@ export async function runMultiProcessGet(o: Omit<ServerScenarioOptions, 'createO
     await Promise.all(servers.map((s) => s.server.stop()));
   }
 }
+
+/**
+ * POST /v2/payouts (gateway, sk_test_ key, distinct Idempotency-Keys) of 1 minor unit each to an
+ * IBAN, from a balance funded by settled payments. Every payout of one merchant, mode and currency
+ * takes that balance's lock (docs/decisions.md "Payouts and balance"), so this is the serialised
+ * path's figure, bank call included.
+ */
+export async function runPayoutScenario(o: Omit<ServerScenarioOptions, 'createOnly' | 'scenarios'>): Promise<ScenarioFigures> {
+  const { server, adminToken, url } = await startServer(o);
+  try {
+    const { id, key } = await setupMerchant(url, adminToken);
+    const sk = String((await call(url, adminToken, 'POST', `/internal/merchants/${id}/api-keys`, { kind: 'secret', mode: 'test' })).key);
+    const tag = `bench-po-${randomBytes(4).toString('hex')}`;
+    for (const pid of await seedPayments(url, key, tag, 10)) {
+      await call(url, key, 'POST', `/api/v2/test/payments/${pid}/complete`, { outcome: 'succeeded' });
+    }
+    const headers = { authorization: `Bearer ${sk}`, 'content-type': 'application/json' };
+    const body = JSON.stringify({ amount: 1, currency: 'AZN', destination: { type: 'iban', iban: 'DE89370400440532013000' } });
+    let seq = 0;
+    const request: autocannon.Request = {
+      method: 'POST', path: '/v2/payouts', headers, body,
+      setupRequest: (req) => ({ ...req, headers: { ...headers, 'idempotency-key': `${tag}-${seq++}` }, body }),
+    };
+    const pid = server.proc.pid!;
+    await o.beforeScenario?.('payouts');
+    return await withRss(pid, () => measure(url, [request], o.load, [pid]));
+  } finally {
+    await server.stop();
+  }
+}

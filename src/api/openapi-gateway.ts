@@ -3,6 +3,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ChannelResource, CreateChannelRequest, PatchChannelRequest, RotateChannelSecretRequest } from './channels.js';
 import { rootServers } from './openapi-servers.js';
+import { BalanceResource, CreatePayoutRequest, PayoutList, PayoutResource } from './payouts.js';
 
 function plain(s: TSchema): Record<string, unknown> {
   const { $id: _id, ...rest } = JSON.parse(JSON.stringify(s)) as Record<string, unknown>;
@@ -74,6 +75,7 @@ export function gatewayPaths(publicBaseUrl: string): Record<string, unknown> {
     '/v1/channels/{id}/resume': { servers, post: one('Resume a paused channel', 'resumeChannel', 'channels:write') },
     '/v1/channels/{id}/restore': { servers, post: one('Restore a soft-deleted channel (active again)', 'restoreChannel', 'channels:write') },
     '/v1/channels/{id}/promote-default': { servers, post: one('Make an active channel the default, atomically', 'promoteDefaultChannel', 'channels:write') },
+    ...payoutPaths(servers, security),
     '/v1/channels/{id}/rotate-webhook-secret': {
       servers,
       post: one('A new webhook secret, shown once; the old one keeps signing for grace_seconds', 'rotateChannelWebhookSecret', 'channels:write',
@@ -82,7 +84,56 @@ export function gatewayPaths(publicBaseUrl: string): Record<string, unknown> {
   };
 }
 
+/** /v2/payouts and /v2/balance (docs/decisions.md "Payouts and balance"). */
+function payoutPaths(servers: unknown[], security: unknown[]): Record<string, unknown> {
+  return {
+    '/v2/payouts': {
+      servers,
+      post: {
+        operationId: 'createPayout',
+        summary: 'Pay out of the available balance to a card, an IBAN or an SBP phone',
+        description: 'Secret key, or restricted key with payouts:write; not a channel-scoped key (403 CHANNEL_FORBIDDEN, as for the list, get and balance). Answers 200 with the payout as the bank left it: paid, or failed with failure.code. '
+          + 'Above the available balance of the currency: 400 INSUFFICIENT_BALANCE (with available and currency), nothing written. '
+          + 'Bad destination values: 400 VALIDATION_ERROR naming the field (reason CARD_NUMBER_INVALID, IBAN_INVALID, BIC_INVALID, PHONE_INVALID, SBP_MEMBER_INVALID, PAYOUT_DESTINATION_INVALID). '
+          + '503 OUTCOME_UNKNOWN when the bank\'s answer is not recorded yet: retry with the same Idempotency-Key.',
+        security,
+        parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } }],
+        requestBody: { required: true, content: json(ref('CreatePayoutRequest')) },
+        responses: { 200: { description: 'The payout', content: json(ref('Payout')) }, ...errs(400, 401, 403, 409, 429) },
+      },
+      get: {
+        operationId: 'listPayouts', summary: 'List payouts of the key\'s merchant and mode, newest first',
+        description: 'Secret key, or restricted key with payouts:read.', security,
+        parameters: [
+          { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+          { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },
+          { name: 'status', in: 'query', required: false, schema: { type: 'string', enum: ['pending', 'paid', 'failed'] } },
+        ],
+        responses: { 200: { description: 'A page of payouts', content: json(ref('PayoutList')) }, ...errs(400, 401, 403, 429) },
+      },
+    },
+    '/v2/payouts/{id}': {
+      servers,
+      get: {
+        operationId: 'getPayout', summary: 'Retrieve a payout', description: 'Secret key, or restricted key with payouts:read.', security,
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'po_…' }],
+        responses: { 200: { description: 'The payout', content: json(ref('Payout')) }, ...errs(401, 403, 404, 429) },
+      },
+    },
+    '/v2/balance': {
+      servers,
+      get: {
+        operationId: 'getBalance', summary: 'The available and pending balance per currency, in the key\'s mode',
+        description: 'Secret key, or restricted key with payouts:read.', security,
+        responses: { 200: { description: 'The balance', content: json(ref('Balance')) }, ...errs(401, 403, 429) },
+      },
+    },
+  };
+}
+
 export const gatewaySchemas = () => ({
+  CreatePayoutRequest: plain(CreatePayoutRequest), Payout: plain(PayoutResource), Balance: plain(BalanceResource),
+  PayoutList: { ...plain(PayoutList), properties: { ...(plain(PayoutList).properties as object), data: { type: 'array', items: ref('Payout') } } },
   Channel: plain(ChannelResource), CreateChannelRequest: plain(CreateChannelRequest), PatchChannelRequest: plain(PatchChannelRequest),
   RotateChannelSecretRequest: plain(RotateChannelSecretRequest), GatewayError: plain(GatewayError),
 });

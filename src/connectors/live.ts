@@ -9,6 +9,7 @@ export const liveConnector: Connector = {
   authorizeCard: refuse, completeChallenge: refuse, startSbp: refuse, startWallet: refuse,
   chargeWalletToken: refuse, chargeSaved: refuse, resolveExternal: refuse,
   refund: async () => ({ kind: 'error', code: 'connector_not_configured' }),
+  payout: async () => ({ kind: 'error', code: 'connector_not_configured' }),
   // Nothing is ever sent: every key is unknown to it.
   lookup: async () => ({ kind: 'unknown_attempt' }),
 };

@@ -37,6 +37,18 @@ export type RefundResult =
   | { kind: 'failed'; ref: string; code: 'refund_declined' }
   | { kind: 'error'; code: ConnectorErrorCode };
 
+/**
+ * What a payout call answers: the money left (`paid`), the receiving bank refused it (`failed`), or
+ * the connector refused before any bank saw it (`error`). Synchronous, like a refund.
+ */
+export type PayoutResult =
+  | { kind: 'succeeded'; ref: string }
+  | { kind: 'failed'; ref: string; code: 'payout_declined' }
+  | { kind: 'error'; code: ConnectorErrorCode };
+
+/** Where a payout goes, as the bank needs it (in memory only: never stored in full). */
+export interface PayoutAccount { type: 'card' | 'iban' | 'sbp'; account: string; bic: string | null; memberId: string | null }
+
 /** The answer to a status query for a key the acquirer never received: it will now refuse that key. */
 export interface UnknownAttempt { kind: 'unknown_attempt' }
 
@@ -63,6 +75,8 @@ export interface BankOperations {
    * own attempt id.
    */
   refund(r: ConnectorRequest, chargeRef: string | null): Promise<RefundResult>;
+  /** Pays `r.amount` out of the merchant's balance to `to` (r.paymentId is the payout's id). */
+  payout(r: ConnectorRequest, to: PayoutAccount): Promise<PayoutResult>;
 }
 
 export interface Connector extends BankOperations {
@@ -72,5 +86,5 @@ export interface Connector extends BankOperations {
    * never received, `unknown_attempt`, after which a call with that key is refused. Recovery asks
    * this instead of repeating a call whose outcome it did not see.
    */
-  lookup(attemptId: string): Promise<ConnectorResult | RefundResult | UnknownAttempt>;
+  lookup(attemptId: string): Promise<ConnectorResult | RefundResult | PayoutResult | UnknownAttempt>;
 }

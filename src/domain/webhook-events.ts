@@ -1,7 +1,7 @@
 // Event types each API delivers to webhook endpoints.
 
 export const MERCHANT_EVENT_TYPES = ['payment.succeeded', 'payment.failed', 'payment.expired', 'refund.succeeded', 'test.ping'] as const;
-export const GATEWAY_EVENT_TYPES = ['payment.succeeded', 'payment.failed', 'payment.expired', 'payment.refunded', 'payment.requires_action', 'test.ping'] as const;
+export const GATEWAY_EVENT_TYPES = ['payment.succeeded', 'payment.failed', 'payment.expired', 'payment.refunded', 'payment.requires_action', 'payout.paid', 'payout.failed', 'test.ping'] as const;
 
 /** Outbox event types that become merchant API deliveries when the merchant subscribed to them. */
 export const MERCHANT_DELIVERABLE: string[] = MERCHANT_EVENT_TYPES.filter((t) => t !== 'test.ping');

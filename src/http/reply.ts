@@ -4,12 +4,15 @@
 import { ERRORS, messageFor, type ApiFailure } from '../errors.js';
 import { send, sendJson, type Ctx } from './context.js';
 
+/** Refusals the keyed gateway API answers with their own code, not as VALIDATION_ERROR: the request was valid, the balance too small. */
+const OWN_CODE_ON_GATEWAY = new Set(['insufficient_balance']);
+
 export function renderFailure(ctx: Ctx, f: ApiFailure): { status: number; body: string } {
   const def = ERRORS[f.code];
   let message = messageFor(f.code, ctx.lang);
   // Detail is for 4xx only: a 5xx never shows internals to the caller.
   if (f.detail && def.status < 500) message = `${message} (${f.detail})`;
-  if (ctx.gatewayKeyed && (def.status === 400 || def.status === 422) && def.type === 'invalid_request_error') {
+  if (ctx.gatewayKeyed && (def.status === 400 || def.status === 422) && def.type === 'invalid_request_error' && !OWN_CODE_ON_GATEWAY.has(f.code)) {
     // The keyed gateway API answers every validation failure as 400 VALIDATION_ERROR, naming the
     // field in the message and in param, with the catalogue's specific code as reason.
     const what = f.code === 'validation_error' ? (f.detail ?? '') : message;

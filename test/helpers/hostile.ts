@@ -30,7 +30,7 @@ export function envelopeProblem(api: Api, a: Answer, code: string): string | nul
 }
 
 const TABLES = ['merchants', 'api_keys', 'channels', 'payments', 'events', 'webhook_settings', 'webhook_deliveries', 'saved_cards',
-  'merchant_method_settings', 'merchant_connector_methods', 'connector_method_capabilities'];
+  'merchant_method_settings', 'merchant_connector_methods', 'connector_method_capabilities', 'payouts', 'connector_attempts'];
 
 /** A digest of every row of every table a request could change. */
 export async function storedFingerprint(db: pg.Pool): Promise<string> {

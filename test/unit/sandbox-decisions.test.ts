@@ -87,3 +87,20 @@ t.test('refunds: returned, refused for an amount ending in 666, refused in live 
   t.same(await sbx.refund({ ...req, livemode: true }, 'x'), { kind: 'error', code: 'connector_not_configured' });
   t.same(await liveConnector.refund({ ...req, livemode: true }, 'x'), { kind: 'error', code: 'connector_not_configured' });
 });
+
+t.test('payouts: the declining test cards and IBANs or SBP phones ending in 666 are refused; live is not wired', async (t) => {
+  const r = { ...req, amount: 100 };
+  const to = (type: 'card' | 'iban' | 'sbp', account: string) => ({ type, account, bic: null, memberId: type === 'sbp' ? '100000000111' : null });
+  for (const [type, account, kind] of [
+    ['card', '4242424242424242', 'succeeded'], ['card', '4000000000000002', 'failed'], ['card', '4000000000009995', 'failed'],
+    ['card', '4000000000003220', 'succeeded'], ['iban', 'DE89370400440532013000', 'succeeded'], ['iban', 'DE52370400440532013666', 'failed'],
+    ['sbp', '+79001234567', 'succeeded'], ['sbp', '+79001234666', 'failed'],
+  ] as const) {
+    const res = await sbx.payout(r, to(type, account));
+    t.equal(res.kind, kind, `${type} ${account}`);
+    if (res.kind === 'failed') t.equal(res.code, 'payout_declined');
+    if (res.kind !== 'error') t.match(res.ref, /^sbx_po_/);
+  }
+  t.same(await sbx.payout({ ...r, livemode: true }, to('card', '4242424242424242')), { kind: 'error', code: 'connector_not_configured' });
+  t.same(await liveConnector.payout({ ...r, livemode: true }, to('iban', 'DE89370400440532013000')), { kind: 'error', code: 'connector_not_configured' });
+});

@@ -1,17 +1,17 @@
 // The sandbox connector: the bank's decisions (decisions.ts) behind its ledger (ledger.ts), so that
 // every call is idempotent by its attempt id, as a real acquirer's API is by its idempotency key.
-import type { Connector, ConnectorRequest, ConnectorResult, RefundResult, UnknownAttempt } from '../types.js';
+import type { Connector, ConnectorRequest, ConnectorResult, PayoutResult, RefundResult, UnknownAttempt } from '../types.js';
 import { sandboxDecisions as bank } from './decisions.js';
 import type { SandboxLedger } from './ledger.js';
 
 export { sandboxPaths } from './decisions.js';
 
 /** A key the bank had closed on a status query is refused: nothing moves. */
-const settled = <R extends ConnectorResult | RefundResult>(r: R | UnknownAttempt): R | { kind: 'error'; code: 'payment_attempt_interrupted' } =>
+const settled = <R extends ConnectorResult | RefundResult | PayoutResult>(r: R | UnknownAttempt): R | { kind: 'error'; code: 'payment_attempt_interrupted' } =>
   r.kind === 'unknown_attempt' ? { kind: 'error', code: 'payment_attempt_interrupted' } : r;
 
 export function createSandboxConnector(ledger: SandboxLedger): Connector {
-  const once = async <R extends ConnectorResult | RefundResult>(r: ConnectorRequest, operation: string, reference: string | null, decide: () => Promise<R>) =>
+  const once = async <R extends ConnectorResult | RefundResult | PayoutResult>(r: ConnectorRequest, operation: string, reference: string | null, decide: () => Promise<R>) =>
     settled(await ledger.once<R>({ key: r.attemptId, operation, reference, amount: r.amount, currency: r.currency }, decide));
   return {
     name: 'sandbox',
@@ -24,6 +24,8 @@ export function createSandboxConnector(ledger: SandboxLedger): Connector {
     resolveExternal: (r, ref, decision) => once(r, 'resolve_external', ref, () => bank.resolveExternal(r, ref, decision)),
     // Each partial refund is its own operation: no reference, so refunds of one charge never merge.
     refund: (r, chargeRef) => once(r, 'refund', null, () => bank.refund(r, chargeRef)),
+    // Each payout is its own operation, keyed by its attempt id.
+    payout: (r, to) => once(r, 'payout', null, () => bank.payout(r, to)),
     lookup: (key) => ledger.lookup(key),
   };
 }

@@ -4,7 +4,7 @@
 // reference. The connector (connector.ts) puts its ledger in front, so a repeated idempotency key
 // gets the first decision again.
 import { randomBytes } from 'node:crypto';
-import type { BankOperations, ConnectorResult, RefundResult } from '../types.js';
+import type { BankOperations, ConnectorResult, PayoutResult, RefundResult } from '../types.js';
 import { TEST_CARDS } from './cards.js';
 
 const rand = () => randomBytes(9).toString('base64url').replace(/[-_]/g, 'x');
@@ -19,6 +19,15 @@ export const sandboxPaths = {
 
 /** A refund of an amount whose last three digits are 666 (1666, 10666, …) is refused by the sandbox bank. */
 export const refusesRefund = (amount: number): boolean => amount % 1000 === 666;
+
+/**
+ * The sandbox bank refuses a payout to one of its declining test cards (4000000000000002, …), or
+ * to an IBAN or SBP phone whose last three digits are 666 (docs/sandbox.md); it pays every other.
+ */
+export function refusesPayout(type: 'card' | 'iban' | 'sbp', account: string): boolean {
+  if (type === 'card') return TEST_CARDS[account]?.kind === 'decline';
+  return account.endsWith('666');
+}
 
 export const sandboxDecisions: BankOperations = {
   async authorizeCard(r, card) {
@@ -69,6 +78,12 @@ export const sandboxDecisions: BankOperations = {
     if (r.livemode) return { kind: 'error', code: 'connector_not_configured' };
     if (refusesRefund(r.amount)) return { kind: 'failed', ref: ref('rfd'), code: 'refund_declined' };
     return { kind: 'succeeded', ref: ref('rfd') };
+  },
+
+  async payout(r, to): Promise<PayoutResult> {
+    if (r.livemode) return { kind: 'error', code: 'connector_not_configured' };
+    if (refusesPayout(to.type, to.account)) return { kind: 'failed', ref: ref('po'), code: 'payout_declined' };
+    return { kind: 'succeeded', ref: ref('po') };
   },
 
   async resolveExternal(_r, attempt, decision): Promise<ConnectorResult> {

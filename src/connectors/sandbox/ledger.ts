@@ -3,9 +3,9 @@
 // challenge or page decision, whatever key repeats it) is the only one: a repeat gets it back and
 // moves no money twice. A status query for a key the bank never saw closes that key.
 import type pg from 'pg';
-import type { ConnectorResult, RefundResult, UnknownAttempt } from '../types.js';
+import type { ConnectorResult, PayoutResult, RefundResult, UnknownAttempt } from '../types.js';
 
-type Recorded = ConnectorResult | RefundResult;
+type Recorded = ConnectorResult | RefundResult | PayoutResult;
 
 export interface LedgerEntry {
   key: string;

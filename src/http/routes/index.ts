@@ -17,6 +17,7 @@ import { sbpMemberRoutes } from './sbp-members.js';
 import { internalSbpRoutes } from './internal-sbp.js';
 
 import { gatewayChannelRoutes } from './gateway-channels.js';
+import { gatewayPayoutRoutes } from './gateway-payouts.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -36,4 +37,5 @@ export const allRoutes: Route[] = [
   ...internalSbpRoutes,
 
   ...gatewayChannelRoutes,
+  ...gatewayPayoutRoutes,
 ];

@@ -1,0 +1,116 @@
+// Payouts, run by the actor of the payout's id. A payout follows the attempt protocol
+// (attempt-protocol.ts): the pending payout and its attempt are recorded in the transaction that
+// holds the merchant's balance lock for the currency and mode and checks the available balance
+// (src/store/payouts-repo.ts), the bank is called with the attempt id as its idempotency key, and
+// its answer is recorded with the payout's move, the outbox event and the deliveries in one
+// statement. Recovery asks the bank for an attempt's outcome instead of paying again.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { payoutView } from '../src/api/payouts.js';
+import { PAYOUT_OPERATION, transitionPayout, type Payout, type PayoutCommand } from '../src/domain/payout.js';
+import type { PayoutResult } from '../src/connectors/types.js';
+import { fail, type ApiFailure } from '../src/errors.js';
+import { abandonAttempt, type Attempt } from '../src/store/attempts-repo.js';
+import { beginPayout, findPayout, findPayoutByKey, settlePayout } from '../src/store/payouts-repo.js';
+import { startAttempt } from './attempt-protocol.js';
+import { MAX_CONFLICT_RETRIES, type ActorContext } from './context.js';
+import type { CommandOf, Failed, PayoutRequest, ReplyOf } from './protocol.js';
+
+type PayoutReply = ReplyOf<'payout.create'>;
+
+/** How long a request waits for a payout with its key that is in flight elsewhere before answering 503. */
+export const PAYOUT_WAIT_MS = 3_000;
+
+const failed = (f: ApiFailure): Failed => ({ ok: false, failure: f });
+const unknown = (): Failed => failed({ ...fail('outcome_unknown'), retryAfterSeconds: 2 });
+
+/** The attempt's status and the payout's command for a bank answer. */
+function commandOf(res: PayoutResult | { kind: 'unknown_attempt' }): { cmd: PayoutCommand; attempt: 'succeeded' | 'failed' | 'abandoned' } {
+  switch (res.kind) {
+    case 'succeeded': return { cmd: { type: 'pay', ref: res.ref }, attempt: 'succeeded' };
+    case 'failed': return { cmd: { type: 'fail', code: res.code, ref: res.ref }, attempt: 'failed' };
+    case 'error': return { cmd: { type: 'fail', code: res.code, ref: null }, attempt: 'failed' };
+    // The bank never received it (and now refuses the key): nothing was paid.
+    case 'unknown_attempt': return { cmd: { type: 'fail', code: 'payout_interrupted', ref: null }, attempt: 'abandoned' };
+  }
+}
+
+/** Step 3: records the bank's answer on the pending payout `p`; the payout as it then stands. */
+async function settle(ctx: ActorContext, p: Payout, res: PayoutResult | { kind: 'unknown_attempt' }): Promise<Payout | null> {
+  const { cmd, attempt } = commandOf(res);
+  const moved = transitionPayout(p, cmd, ctx.now());
+  if (!moved.ok) return findPayout(ctx.db, p.id);
+  const deliveries = await settlePayout(ctx.db, {
+    next: moved.state, attempt: { id: p.attemptId, status: attempt, result: res }, event: moved.events[0], data: payoutView(moved.state),
+  });
+  if (deliveries === null) return findPayout(ctx.db, p.id); // settled by someone else (recovery): as it stands
+  if (deliveries > 0) ctx.onDeliveries?.();
+  return moved.state;
+}
+
+function newPayout(id: string, q: PayoutRequest, attemptId: string, now: number): Payout {
+  return {
+    id, merchantId: q.merchantId, livemode: q.livemode, status: 'pending', amount: q.amount, currency: q.currency,
+    destination: q.destination.masked, failure: null, metadata: q.metadata, attemptId, connectorRef: null,
+    requestId: q.requestId, idempotencyKey: q.idempotencyKey, requestHash: q.requestHash, createdAt: now, updatedAt: now,
+  };
+}
+
+export async function handlePayoutCreate(ctx: ActorContext, m: CommandOf<'payout.create'>): Promise<PayoutReply> {
+  const q = m.request;
+  const waitUntil = ctx.now() + PAYOUT_WAIT_MS;
+  for (let i = 0, pause = 5; ; i++, pause = Math.min(pause * 2, 100)) {
+    // A payout already made with this key is answered as it stands (Postgres is the arbiter).
+    const prior = q.idempotencyKey ? await findPayoutByKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey) : null;
+    if (prior && prior.requestHash !== q.requestHash) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
+    if (prior && prior.status !== 'pending') return { ok: true, payout: prior, replayed: true };
+    if (prior) {
+      // In flight in another process, or awaiting recovery: wait a little for its outcome.
+      if (ctx.now() + pause > waitUntil) return unknown();
+      await sleep(pause);
+      continue;
+    }
+    if (i > MAX_CONFLICT_RETRIES) return failed(fail('service_unavailable', null, 'idempotency key race persisted'));
+    const to = q.destination;
+    const st: { payout?: Payout; refusal?: Failed } = {};
+    const run = await startAttempt<PayoutResult>(ctx, { id: m.id, version: 0, livemode: q.livemode }, {
+      operation: PAYOUT_OPERATION, amount: q.amount, currency: q.currency, context: { payoutId: m.id, destination: to.masked.type },
+      call: (c, request) => c.payout(request, {
+        type: to.masked.type, account: to.account,
+        bic: to.masked.type === 'iban' ? to.masked.bic : null, memberId: to.masked.type === 'sbp' ? to.masked.member_id : null,
+      }),
+    }, async (_version, start) => {
+      st.payout = newPayout(m.id, q, start.id, ctx.now());
+      const begun = await beginPayout(ctx.db, st.payout, start);
+      if (begun.kind === 'insufficient') {
+        st.refusal = failed({ ...fail('insufficient_balance', 'amount', `${begun.available} ${q.currency} available`), extra: { available: begun.available, currency: q.currency } });
+      }
+      return begun.kind === 'started';
+    });
+    if (st.refusal) return st.refusal;
+    if (run.kind === 'conflict') continue; // the key was taken meanwhile: answer as that payout stands
+    if (run.kind === 'no_answer') return unknown();
+    const now = await settle(ctx, st.payout!, run.result);
+    return now ? { ok: true, payout: now, replayed: false } : failed(fail('payout_not_found', 'id'));
+  }
+}
+
+/**
+ * Recovery of a payout attempt whose outcome was never recorded: asks the bank for that attempt's
+ * outcome and records it. A key the bank never received is closed by the question, so the payout is
+ * failed (`payout_interrupted`) knowing nothing was paid: never paid twice, never paid blind.
+ */
+export async function recoverPayout(ctx: ActorContext, payoutId: string, a: Attempt): Promise<ReplyOf<'attempt.recover'>> {
+  const p = await findPayout(ctx.db, payoutId);
+  if (!p || p.status !== 'pending' || p.attemptId !== a.id) {
+    await abandonAttempt(ctx.db, a.id, 'its payout no longer names it');
+    return { ok: true, attemptId: a.id, outcome: 'abandoned' };
+  }
+  const r = await ctx.connectors(p.livemode).lookup(a.id);
+  if (r.kind !== 'succeeded' && r.kind !== 'failed' && r.kind !== 'error' && r.kind !== 'unknown_attempt') {
+    ctx.log.error({ payoutId, attemptId: a.id, result: r.kind }, 'the bank answered a payout attempt with a payment result; left for an operator');
+    return failed(fail('internal_error'));
+  }
+  const done = await settle(ctx, p, r as PayoutResult | { kind: 'unknown_attempt' });
+  ctx.log.warn({ payoutId, attemptId: a.id, result: r.kind, status: done?.status }, 'recovered payout: outcome asked of the bank and recorded');
+  return { ok: true, attemptId: a.id, outcome: r.kind === 'unknown_attempt' ? 'abandoned' : 'settled' };
+}

@@ -1,0 +1,128 @@
+// Payouts under concurrency and faults, with real server processes on one database: 20 parallel
+// payouts through two processes never overdraw the balance (each 2xx is one row and one bank
+// operation, the rest INSUFFICIENT_BALANCE); a process killed (SIGKILL) after the bank paid, or
+// after the payout was recorded but before the bank call, is resolved by the recovery sweep of
+// another process: exactly one payout, paid once or not at all, and the client's retry with the
+// same Idempotency-Key gets that payout.
+import t from 'tap';
+import { until } from '../helpers/wait.js';
+import type { Child } from '../helpers/child.js';
+import { startCluster } from '../helpers/cluster.js';
+import { PG_URL } from '../helpers/env.js';
+import { CARDS, card } from '../helpers/checkout.js';
+
+if (!PG_URL) {
+  t.plan(0, 'skipped: needs DATABASE_URL (several server processes share one Postgres; CI sets it)');
+  process.exit(0);
+}
+
+async function call(c: Child, method: string, p: string, key: string | null, body?: unknown, headers: Record<string, string> = {}) {
+  const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
+  if (key) h.authorization = `Bearer ${key}`;
+  const r = await fetch(c.url + p, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  let parsed: any = null;
+  try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: r.status, body: parsed, headers: r.headers };
+}
+
+const cluster = await startCluster(t, 'po', { ATTEMPT_RECOVERY_AFTER_MS: '300', ATTEMPT_RECOVERY_POLL_MS: '100' });
+const { db } = cluster;
+const a = await cluster.start();
+const b = await cluster.start();
+
+/** A merchant of its own per test (its own balance), funded with one paid card payment of `funds`. */
+async function fundedMerchant(funds: number): Promise<{ id: string; sk: string }> {
+  const m = await call(a, 'POST', '/internal/merchants', 'adm', { name: 'payouts', rate_limit_per_minute: 1000000, currencies: ['AZN'] });
+  const svc = (await call(a, 'POST', `/internal/merchants/${m.body.id}/api-keys`, 'adm', { kind: 'merchant', mode: 'test' })).body.key as string;
+  const sk = (await call(a, 'POST', `/internal/merchants/${m.body.id}/api-keys`, 'adm', { kind: 'secret', mode: 'test' })).body.key as string;
+  const p = await call(a, 'POST', '/api/v2/payments', svc, { amount: funds });
+  const pay = await call(b, 'POST', `/checkout/${p.body.id}/pay`, null, card(CARDS.success));
+  if (pay.body?.status !== 'succeeded') throw new Error(JSON.stringify(pay.body));
+  return { id: m.body.id as string, sk };
+}
+
+const available = async (c: Child, sk: string) => (await call(c, 'GET', '/v2/balance', sk)).body.available.find((x: any) => x.currency === 'AZN').amount as number;
+const payoutRows = async (merchant: string) => (await db.query('SELECT id, status, amount::int, attempt_id, failure FROM payouts WHERE merchant_id = $1 ORDER BY created_at', [merchant])).rows;
+/** The sandbox bank's payout operations for a merchant's payouts. */
+const bankPayouts = async (merchant: string) => (await db.query(
+  `SELECT l.idempotency_key, l.operation, l.amount::int, l.moved FROM sandbox_ledger l JOIN payouts p ON p.attempt_id = l.idempotency_key
+   WHERE p.merchant_id = $1`, [merchant])).rows;
+const openAttempts = async (merchant: string) => (await db.query(
+  "SELECT count(*)::int AS n FROM connector_attempts a JOIN payouts p ON p.attempt_id = a.id WHERE p.merchant_id = $1 AND a.status = 'started'", [merchant])).rows[0].n as number;
+const DEST = { type: 'iban', iban: 'DE89370400440532013000' };
+
+t.test('20 parallel payouts through two processes never overdraw the balance', async (t) => {
+  const m = await fundedMerchant(10_000);
+  // 20 x 700 = 14 000 asked of 10 000: 14 fit. A retryable answer is retried with the same key.
+  const answers = await Promise.all(Array.from({ length: 20 }, async (_, i) => {
+    const end = Date.now() + 30_000;
+    for (;;) {
+      const r = await call(i % 2 ? b : a, 'POST', '/v2/payouts', m.sk, { amount: 700, currency: 'AZN', destination: DEST }, { 'idempotency-key': `par-${i}` });
+      const retryable = r.status === 503 || (r.status === 409 && r.body?.error?.code === 'IDEMPOTENCY_KEY_IN_USE');
+      if (!retryable || Date.now() > end) return r;
+      await new Promise((x) => setTimeout(x, 20));
+    }
+  }));
+  const ok = answers.filter((r) => r.status === 200);
+  const summary = answers.map((r) => `${r.status}:${r.body?.error?.code ?? r.body?.status}`);
+  t.equal(ok.length, 14, `14 payouts fit: ${summary.join(' ')}`);
+  t.ok(ok.every((r) => r.body.status === 'paid'));
+  t.ok(answers.filter((r) => r.status !== 200).every((r) => r.status === 400 && r.body.error.code === 'INSUFFICIENT_BALANCE'), 'the rest are refused for the balance');
+  const rows = await payoutRows(m.id);
+  t.equal(rows.length, 14, 'one payout row per 2xx, none for the refusals');
+  t.same(new Set(rows.map((r) => r.id)), new Set(ok.map((r) => r.body.id)));
+  t.ok(rows.reduce((s, r) => s + r.amount, 0) <= 10_000, 'never more than the balance');
+  const bank = await bankPayouts(m.id);
+  t.equal(bank.length, 14, 'one bank operation per payout');
+  t.ok(bank.every((l) => l.operation === 'payout' && l.moved && l.amount === 700));
+  t.equal(await available(a, m.sk), 200);
+  t.equal(await available(b, m.sk), 200, 'both processes see one balance');
+});
+
+t.test('a process killed (SIGKILL) after the bank paid: recovered as paid, paid once; the retry gets it', async (t) => {
+  const m = await fundedMerchant(5_000);
+  const c = await cluster.start({ FAILPOINTS: 'after-connector-call:kill' });
+  const idem = 'kill-after-bank';
+  const body = { amount: 1_500, currency: 'AZN', destination: DEST };
+  await t.rejects(call(c, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': idem }), 'the connection dies with the process');
+  await c.exited;
+  await until('recovered', async () => (await payoutRows(m.id))[0]?.status === 'paid');
+  const rows = await payoutRows(m.id);
+  t.same(rows.map((r) => [r.status, r.amount]), [['paid', 1_500]], 'exactly one payout');
+  t.same((await bankPayouts(m.id)).map((l) => [l.operation, l.amount, l.moved]), [['payout', 1_500, true]], 'the bank paid once');
+  t.equal(await openAttempts(m.id), 0);
+  t.equal(await available(a, m.sk), 3_500);
+  const retry = await call(a, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': idem });
+  t.same([retry.status, retry.body.id, retry.body.status], [200, rows[0].id, 'paid'], 'the recovered payout, not a new one');
+  t.equal((await payoutRows(m.id)).length, 1);
+  t.equal((await bankPayouts(m.id)).length, 1);
+  const ev = await db.query("SELECT count(*)::int AS n FROM events WHERE aggregate_id = $1 AND type = 'payout.paid'", [rows[0].id]);
+  t.equal(ev.rows[0].n, 1, 'one payout.paid event');
+});
+
+t.test('a process killed after recording the payout, before the bank call: failed as interrupted, nothing paid, the money is back', async (t) => {
+  const m = await fundedMerchant(5_000);
+  // The dead process's in-flight idempotency marker holds the key for its life (then Postgres decides).
+  const c = await cluster.start({ FAILPOINTS: 'after-attempt-recorded:kill', IDEMPOTENCY_INFLIGHT_MS: '1000' });
+  const idem = 'kill-before-bank';
+  const body = { amount: 2_000, currency: 'AZN', destination: DEST };
+  await t.rejects(call(c, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': idem }));
+  await c.exited;
+  await until('resolved', async () => (await openAttempts(m.id)) === 0 && (await payoutRows(m.id))[0]?.status === 'failed');
+  const rows = await payoutRows(m.id);
+  t.same(rows.map((r) => [r.status, r.amount, r.failure?.code]), [['failed', 2_000, 'payout_interrupted']], 'one payout, failed');
+  t.same(await bankPayouts(m.id), [{ idempotency_key: rows[0].attempt_id, operation: 'closed', amount: 0, moved: false }], 'the bank paid nothing and refuses the key from now on');
+  t.equal(await available(b, m.sk), 5_000, 'the reserved money is available again');
+  let retry = await call(b, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': idem });
+  await until('the key is free', async () => {
+    if (retry.status !== 409 || retry.body.error.code !== 'IDEMPOTENCY_KEY_IN_USE') return true;
+    retry = await call(b, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': idem });
+    return false;
+  });
+  t.same([retry.status, retry.body.id, retry.body.status], [200, rows[0].id, 'failed'], 'the same key answers the interrupted payout');
+  const fresh = await call(b, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': `${idem}-2` });
+  t.same([fresh.status, fresh.body.status], [200, 'paid'], 'a new key pays');
+  t.equal((await bankPayouts(m.id)).filter((l) => l.moved).length, 1, 'paid once in all');
+  t.equal(await available(a, m.sk), 3_000);
+});
