@@ -108,7 +108,7 @@ t.test('a valid request stores every field and renders the full resource', async
   const page = await fetch(`${s.url}/pay/${p.id}`);
   t.equal(page.status, 200);
   t.match(page.headers.get('content-security-policy'), /frame-ancestors 'none'/);
-  t.match(await page.text(), /123.45 RUB/);
+  t.match(await page.text(), /123,45\s₽/, "the amount in the page's language (ru)");
   const { rows } = await s.db.query('SELECT customer, locale FROM payments WHERE id = $1', [p.id]);
   t.equal(rows[0].customer.country, 'AZ');
   t.equal(rows[0].locale, 'ru');
