@@ -4,6 +4,7 @@ import { ErrorEnvelope } from './common.js';
 import { CreatePaymentRequest, ListPaymentsQuery, PaymentList, PaymentResource, Ping } from './merchant-payments.js';
 import { CreateLinkRequest, LinkList, LinkResource, ListLinksQuery } from './links.js';
 import { gatewayPaths, gatewayResponses, gatewaySchemas, gatewaySecuritySchemes } from './openapi-gateway.js';
+import { sessionPaths, sessionSchemas } from './openapi-sessions.js';
 import { CreateRefundRequest, RefundList, RefundResource, RefundResultResource } from './refunds.js';
 
 /** Plain JSON of a schema: drops TypeBox's symbol keys and the $id (components are named instead). */
@@ -126,6 +127,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
       ...linkPaths(),
       // The gateway API (issue 11): its own server, keys and error envelope.
       ...gatewayPaths(publicBaseUrl),
+      ...sessionPaths(publicBaseUrl),
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… key' }, ...gatewaySecuritySchemes },
@@ -138,6 +140,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         RefundResult: { ...plain(RefundResultResource), properties: { ...(plain(RefundResultResource).properties as object), refund: ref('Refund'), payment: ref('Payment') } },
         RefundList: { ...plain(RefundList), properties: { ...(plain(RefundList).properties as object), data: { type: 'array', items: ref('Refund') } } },
         ...gatewaySchemas(),
+        ...sessionSchemas(),
       },
       responses: {
         ...Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([c, d]) => [`E${c}`, { description: d, content: json(ref('Error')) }])),

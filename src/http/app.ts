@@ -3,7 +3,7 @@
 // the API the path belongs to.
 import uWS from 'uWebSockets.js';
 import { isCleanString, parseJsonBody } from '../api/json-input.js';
-import { PAYMENT_ID_RE } from '../domain/ids.js';
+import { isCheckoutId } from '../domain/ids.js';
 import { fail, isFailure, type ApiFailure } from '../errors.js';
 import { isDatabaseUnavailable } from '../store/db.js';
 import { setBodyMemoryLimit } from './body-budget.js';
@@ -69,7 +69,7 @@ function noteFailOpen(ctx: Ctx, s: Services, rate: RateDecision): void {
 /** Per client address and per payment (session) id: the 429 refusal or null. */
 async function publicGate(ctx: Ctx, s: Services, client: string): Promise<ApiFailure | null> {
   const id = ctx.params[0];
-  const session = id !== undefined && PAYMENT_ID_RE.test(id) ? id : null;
+  const session = id !== undefined && isCheckoutId(id) ? id : null;
   const [byAddr, bySession] = await Promise.all([
     checkRate(s.kv, `pub:a:${client}`, s.config.publicRateLimitPerMinute),
     session ? checkRate(s.kv, `pub:s:${session}`, s.config.publicSessionRateLimitPerMinute) : null,

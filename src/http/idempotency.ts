@@ -13,7 +13,7 @@ export const DEFAULT_INFLIGHT_TTL_MS = 30_000;
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 /** What a key creates; each kind has its own keys (and its own unique index in Postgres). */
-export type IdempotentKind = 'payment' | 'refund' | 'link';
+export type IdempotentKind = 'payment' | 'refund' | 'link' | 'session';
 
 export const validIdempotencyKey = (k: string): boolean => KEY_RE.test(k);
 

@@ -6,7 +6,7 @@ import { TestCompleteRequest, TEST_COMPLETE_FIELD_CODES } from '../../api/checko
 import { checkoutStatusView } from '../../api/checkout-view.js';
 import { toMerchantPayment } from '../../api/merchant-payment-view.js';
 import { compile } from '../../api/validate.js';
-import { PAYMENT_ID_RE } from '../../domain/ids.js';
+import { isCheckoutId } from '../../domain/ids.js';
 import { fail } from '../../errors.js';
 import { loadCheckout } from '../../store/checkout-repo.js';
 import type { Principal } from '../auth.js';
@@ -21,7 +21,7 @@ const validate = compile(TestCompleteRequest, TEST_COMPLETE_FIELD_CODES);
 async function complete(s: Services, merchantId: string, id: string, raw: unknown) {
   const v = validate(raw);
   if (!v.ok) return { failure: v.failure };
-  const found = PAYMENT_ID_RE.test(id) ? await loadCheckout(s.db, id) : null;
+  const found = isCheckoutId(id) ? await loadCheckout(s.db, id) : null;
   if (!found || found.payment.merchantId !== merchantId || found.payment.livemode) return { failure: fail('payment_not_found', 'id') };
   const reply = await s.dispatcher.send({ kind: 'checkout.complete', id, outcome: v.value.outcome, failureCode: v.value.failure_code ?? null });
   if (!reply.ok) return { failure: reply.failure };

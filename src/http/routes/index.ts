@@ -14,6 +14,7 @@ import { linkPageRoutes } from './link-page.js';
 import { merchantRefundRoutes } from './merchant-refunds.js';
 import { embedRoutes } from './embed.js';
 import { gatewayChannelRoutes } from './gateway-channels.js';
+import { gatewayCheckoutRoutes } from './gateway-checkout.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -30,4 +31,5 @@ export const allRoutes: Route[] = [
   ...merchantRefundRoutes,
   ...embedRoutes,
   ...gatewayChannelRoutes,
+  ...gatewayCheckoutRoutes,
 ];
