@@ -8,6 +8,7 @@ import { gatewaySignatureHeader, merchantSignatureHeader } from '../src/domain/w
 import { afterAttempt, classifyStatus, type Outcome } from '../src/domain/webhook-schedule.js';
 import { gatewayEventBody, gatewaySessionData, merchantEventBody, merchantPaymentObject } from '../src/api/webhook-envelopes.js';
 import { resolveGatewayTarget } from '../src/domain/webhook-target.js';
+import type { CheckoutState } from '../src/domain/checkout.js';
 import { rowToPayment, type PaymentRow } from '../src/store/payment-row.js';
 import { rowToRefund, type RefundRow } from '../src/store/refund-row.js';
 import { toMerchantRefund } from '../src/api/refund-view.js';
@@ -51,8 +52,8 @@ export function render(d: ClaimedDelivery, secrets: string[], now: number, publi
     return { body, headers: { ...common, 'X-Svc-Signature': merchantSignatureHeader(secrets, t, body) } };
   }
   // A checkout session's event holds its payment row; the refund's payment.refunded holds its summary already.
-  const row = d.event.data as unknown as PaymentRow;
-  const data = row.session && row.merchant_id ? gatewaySessionData(rowToPayment(row), channelCode) : d.event.data;
+  const row = d.event.data as unknown as PaymentRow & { checkout?: Partial<CheckoutState> | null };
+  const data = row.session && row.merchant_id ? gatewaySessionData(rowToPayment(row), row.checkout ?? null, channelCode) : d.event.data;
   const body = gatewayEventBody(ev, data);
   return { body, headers: { ...common, 'X-Svc-Delivery': d.id, 'X-Svc-Timestamp': String(t), 'X-Svc-Signature': gatewaySignatureHeader(secrets, t, body) } };
 }
