@@ -55,7 +55,7 @@ export const CHECKOUT_FIELD_CODES = {
   amount: 'amount_invalid', currency: 'currency_invalid', description: 'description_invalid', order_id: 'order_id_invalid',
   language: 'locale_invalid', customer: 'customer_invalid', metadata: 'metadata_invalid', initial_method: 'method_code_invalid',
   success_url: 'return_url_invalid', cancel_url: 'return_url_invalid', settings: 'settings_invalid', webhook_url: 'webhook_url_invalid',
-  test_mode: 'test_mode_invalid', channel_id: 'channel_not_found',
+  test_mode: 'test_mode_invalid', channel_id: 'parameter_invalid',
 } as const;
 
 const Nullable = <T extends import('@sinclair/typebox').TSchema>(t: T) => Type.Union([t, Type.Null()]);
