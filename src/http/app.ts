@@ -10,6 +10,7 @@ import { setBodyMemoryLimit } from './body-budget.js';
 import { createCtx, drainBody, observeSent, readBody, type ApiName, type Ctx } from './context.js';
 import { sendFailure } from './reply.js';
 import { bearer, tokenMatches, type Principal } from './auth.js';
+import { answerPreflight, widgetOrigin, WIDGET_PREFIX } from './cors.js';
 import { gatewayAccess } from '../domain/permissions.js';
 import { checkRate, rateHeaders, type RateDecision } from './rate-limit.js';
 import type { Route } from './route.js';
@@ -106,6 +107,7 @@ async function run(ctx: Ctx, route: Route, s: Services, client: string | null): 
     refusal = await merchantGate(ctx, s);
   } else if (route.auth === 'gateway' || route.auth === 'widget') {
     refusal = await gatewayGate(ctx, s, route);
+    if (!refusal && route.path.startsWith(WIDGET_PREFIX)) refusal = widgetOrigin(ctx, ctx.auth as Principal);
   } else if (client !== null) {
     refusal = await publicGate(ctx, s, client);
   }
@@ -194,6 +196,10 @@ export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
       const ctx = createCtx(res, req, api, pattern, n);
       ctx.extraHeaders.push(['X-Request-Id', ctx.requestId]);
       const route = list.find((r) => r.method === ctx.method);
+      if (!route && ctx.method === 'OPTIONS' && pattern.startsWith(WIDGET_PREFIX)) {
+        answerPreflight(ctx, s, list.map((r) => r.method)).catch(onUnhandled(ctx, s, pattern));
+        return;
+      }
       if (!route) {
         answerUnrouted(ctx, s, fail('method_not_allowed'), [['Allow', list.map((r) => r.method).join(', ')]]).catch(onUnhandled(ctx, s, pattern));
         return;
