@@ -52,6 +52,8 @@ export interface Config {
   cardFingerprintKey: string;
   /** How long the method catalog is cached per merchant (at most 60 s: MCS changes reach the page within a minute). */
   catalogCacheMs: number;
+  /** Upper bound of one SBP bank list lookup (cache, then Postgres); past it the lists answer empty. */
+  sbpLookupDeadlineMs: number;
   webhooks: WebhookConfig;
 }
 
@@ -147,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     demoMerchant,
     cardFingerprintKey: fingerprintKey(env, databaseUrl, demoMerchant),
     catalogCacheMs: Math.min(60_000, int(env, 'CATALOG_CACHE_MS', 30_000, 0)),
+    sbpLookupDeadlineMs: int(env, 'SBP_LOOKUP_DEADLINE_MS', 2_000, 10),
     webhooks: {
       dispatch: flag(env, 'WEBHOOK_DISPATCH', true),
       allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),

@@ -8,6 +8,8 @@ export class Metrics {
   private readonly requests = new Map<string, number>();
   private readonly latency = new Map<string, Histogram>();
   kvFailOpen = 0;
+  /** SBP bank lists answered empty because the list could not be read (src/http/sbp-list.ts). */
+  sbpListFailOpen = 0;
 
   observe(route: string, method: string, status: number, seconds: number): void {
     const key = `${method}\u0000${route}\u0000${status}`;
@@ -38,6 +40,8 @@ export class Metrics {
     }
     out.push('# HELP kv_fail_open_total Requests let through because the key-value store was unreachable.', '# TYPE kv_fail_open_total counter');
     out.push(`kv_fail_open_total ${this.kvFailOpen}`);
+    out.push('# HELP sbp_list_fail_open_total SBP bank list lookups answered with an empty list (error or deadline).', '# TYPE sbp_list_fail_open_total counter');
+    out.push(`sbp_list_fail_open_total ${this.sbpListFailOpen}`);
     for (const g of gauges) {
       out.push(`# HELP ${g.name} ${g.help}`, `# TYPE ${g.name} gauge`);
       for (const s of g.samples) {

@@ -70,7 +70,11 @@ export async function startServer(config: Config, log: Logger = createLogger(con
 
   let kv: KeyValue;
   if (config.redisUrl) {
-    const redis = new RedisKeyValue(config.redisUrl, config.kvPrefix);
+    const redis = new RedisKeyValue(config.redisUrl, config.kvPrefix, {
+      onBreaker: (node, open) => (open
+        ? log.warn({ node }, 'redis node failing: circuit open, its keys fail open without asking it until a probe succeeds')
+        : log.info({ node }, 'redis node answers again: circuit closed')),
+    });
     if (!(await redis.ready())) log.warn('redis unreachable at start; rate limits fail open and idempotency falls back to Postgres until it is back');
     kv = redis;
   } else {

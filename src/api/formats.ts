@@ -9,6 +9,8 @@ export const EMAIL_RE = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 export function registerFormats(): void {
   if (!FormatRegistry.Has('email')) FormatRegistry.Set('email', (v) => EMAIL_RE.test(v));
   if (!FormatRegistry.Has('uri')) FormatRegistry.Set('uri', (v) => { try { new URL(v); return true; } catch { return false; } });
-  if (!FormatRegistry.Has('ip')) FormatRegistry.Set('ip', (v) => isIP(v) !== 0);
+  // The standard JSON Schema formats (no home-made 'ip'): an address is one or the other.
+  if (!FormatRegistry.Has('ipv4')) FormatRegistry.Set('ipv4', (v) => isIP(v) === 4);
+  if (!FormatRegistry.Has('ipv6')) FormatRegistry.Set('ipv6', (v) => isIP(v) === 6);
 }
 registerFormats();

@@ -10,7 +10,7 @@ export const CustomerInput = Type.Object({
   email: Type.Optional(Str(254, { format: 'email' })),
   name: Type.Optional(Str(255)),
   phone: Type.Optional(Str(32, { pattern: '^\\+?[0-9 ()-]{3,31}$' })),
-  ip: Type.Optional(Str(45, { format: 'ip' })),
+  ip: Type.Optional(Type.Union([Str(15, { format: 'ipv4' }), Str(45, { format: 'ipv6' })], { description: 'IPv4 or IPv6 address of the customer' })),
   country: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2' })),
   city: Type.Optional(Str(255)),
   address: Type.Optional(Str(500)),

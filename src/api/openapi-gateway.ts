@@ -2,6 +2,7 @@
 // its own server), the sk_/rk_/pk_ security schemes and the gateway error envelope.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ChannelResource, CreateChannelRequest, PatchChannelRequest, RotateChannelSecretRequest } from './channels.js';
+import { rootServers } from './openapi-servers.js';
 
 function plain(s: TSchema): Record<string, unknown> {
   const { $id: _id, ...rest } = JSON.parse(JSON.stringify(s)) as Record<string, unknown>;
@@ -31,10 +32,11 @@ const GATEWAY_ERRORS: Record<number, string> = {
   429: 'RATE_LIMITED (see Retry-After)',
   503: 'Temporarily unavailable (see Retry-After)',
 };
-const errs = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { $ref: `#/components/responses/G${c}` }]));
+/** Error answers of an operation; every gateway operation may answer 503 when a dependency is down. */
+const errs = (...codes: number[]) => Object.fromEntries([...codes, 503].map((c) => [String(c), { $ref: `#/components/responses/G${c}` }]));
 
 export function gatewayPaths(publicBaseUrl: string): Record<string, unknown> {
-  const servers = [{ url: publicBaseUrl, description: 'Gateway API ({base_url})' }];
+  const servers = rootServers(publicBaseUrl);
   const security = [{ gatewayBearer: [] }, { gatewayApiKey: [] }];
   const id = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: 'ch_… public id, UUID or slug' };
   const one = (summary: string, operationId: string, permission: string, extra: Record<string, unknown> = {}, codes = [400, 401, 403, 404, 409, 429]) => ({

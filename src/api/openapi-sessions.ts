@@ -2,7 +2,8 @@
 // path item names its own server), with the sk_/rk_/pk_ security schemes and the gateway envelope
 // of openapi-gateway.ts.
 import type { TSchema } from '@sinclair/typebox';
-import { CheckoutSession, CreateCheckoutRequest, CreateWidgetSessionRequest, GatewayCustomer, WidgetSessionResponse } from './checkout-sessions.js';
+import { rootServers } from './openapi-servers.js';
+import { CheckoutSession, CreateCheckoutRequest, CreateWidgetSessionRequest, WidgetSessionResponse } from './checkout-sessions.js';
 
 function plain(s: TSchema): Record<string, unknown> {
   const { $id: _id, ...rest } = JSON.parse(JSON.stringify(s)) as Record<string, unknown>;
@@ -10,7 +11,8 @@ function plain(s: TSchema): Record<string, unknown> {
 }
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ 'application/json': { schema } });
-const errs = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), { $ref: `#/components/responses/G${c}` }]));
+/** Every gateway operation may answer 503 when a dependency is down (as in openapi-gateway.ts). */
+const errs = (...codes: number[]) => Object.fromEntries([...codes, 503].map((c) => [String(c), { $ref: `#/components/responses/G${c}` }]));
 
 const METHODS = {
   type: 'object', required: ['methods', 'fallback'],
@@ -18,7 +20,7 @@ const METHODS = {
 };
 
 export function sessionPaths(publicBaseUrl: string): Record<string, unknown> {
-  const servers = [{ url: publicBaseUrl, description: 'Gateway API ({base_url})' }];
+  const servers = rootServers(publicBaseUrl);
   const security = [{ gatewayBearer: [] }, { gatewayApiKey: [] }];
   return {
     '/v2/payments/checkout': {
@@ -58,11 +60,21 @@ export function sessionPaths(publicBaseUrl: string): Record<string, unknown> {
         responses: { 200: { description: 'EffectiveMethodsResponse', content: json(METHODS) }, ...errs(401, 403, 429) },
       },
     },
+    '/widget/v1/sbp-members': {
+      servers,
+      get: {
+        operationId: 'listWidgetSbpMembers', summary: 'The active SBP banks for the widget (an empty list when the lookup fails)',
+        description: 'Publishable key, secret key, or restricted key with payments:read.', security,
+        responses: {
+          200: { description: 'The list', headers: { 'Cache-Control': { schema: { type: 'string' }, description: 'public, max-age=300 (no-store when failed open)' } }, content: json(ref('SbpMemberList')) },
+          ...errs(401, 403, 429),
+        },
+      },
+    },
   };
 }
 
 export const sessionSchemas = () => ({
   CheckoutSession: plain(CheckoutSession), CreateCheckoutRequest: plain(CreateCheckoutRequest),
   CreateWidgetSessionRequest: plain(CreateWidgetSessionRequest), WidgetSessionResponse: plain(WidgetSessionResponse),
-  Customer: plain(GatewayCustomer),
 });

@@ -1,11 +1,14 @@
 // OpenAPI 3.1 document generated from the TypeBox schemas (JSON Schema 2020-12 compatible).
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorEnvelope } from './common.js';
+import { withResponseHeaders } from './openapi-headers.js';
+import { merchantServers } from './openapi-servers.js';
 import { CreatePaymentRequest, ListPaymentsQuery, PaymentList, PaymentResource, Ping } from './merchant-payments.js';
 import { CreateLinkRequest, LinkList, LinkResource, ListLinksQuery } from './links.js';
 import { gatewayPaths, gatewayResponses, gatewaySchemas, gatewaySecuritySchemes } from './openapi-gateway.js';
 import { sessionPaths, sessionSchemas } from './openapi-sessions.js';
 import { CreateRefundRequest, RefundList, RefundResource, RefundResultResource } from './refunds.js';
+import { sbpPaths, sbpSchemas } from './openapi-sbp.js';
 
 /** Plain JSON of a schema: drops TypeBox's symbol keys and the $id (components are named instead). */
 function plain(s: TSchema): Record<string, unknown> {
@@ -64,13 +67,14 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
   const queryParams = Object.entries((ListPaymentsQuery as unknown as { properties: Record<string, TSchema> }).properties)
     .map(([name, schema]) => ({ name, in: 'query', required: false, schema: plain(schema) }));
-  return {
+  return withResponseHeaders({
     openapi: '3.1.0',
     info: {
       title: 'Payments engine: merchant API and gateway API', version: '2026-09-22',
       description: 'Date-versioned merchant API (server {base_url}/api/v2) and the gateway API (paths naming their own server {base_url}: /v1/channels, ...). Amounts are integers in minor units. Errors use each API\'s envelope with a stable code.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: `${publicBaseUrl}/api/v2` }],
+    servers: merchantServers(publicBaseUrl),
     security: [{ bearer: [] }],
     paths: {
       '/payments': {
@@ -125,6 +129,8 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         },
       },
       ...linkPaths(),
+      ...sbpPaths(publicBaseUrl),
+
       // The gateway API (issue 11): its own server, keys and error envelope.
       ...gatewayPaths(publicBaseUrl),
       ...sessionPaths(publicBaseUrl),
@@ -139,6 +145,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         CreateRefundRequest: plain(CreateRefundRequest), Refund: plain(RefundResource),
         RefundResult: { ...plain(RefundResultResource), properties: { ...(plain(RefundResultResource).properties as object), refund: ref('Refund'), payment: ref('Payment') } },
         RefundList: { ...plain(RefundList), properties: { ...(plain(RefundList).properties as object), data: { type: 'array', items: ref('Refund') } } },
+        ...sbpSchemas(),
         ...gatewaySchemas(),
         ...sessionSchemas(),
       },
@@ -147,5 +154,5 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         ...gatewayResponses(),
       },
     },
-  };
+  });
 }

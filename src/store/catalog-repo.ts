@@ -1,4 +1,4 @@
-// SQL for the three layers of the method catalog and the SBP member whitelist.
+// SQL for the three layers of the method catalog. (SBP members: sbp-members-repo.ts.)
 import type pg from 'pg';
 import type { AcquirerSwitch, CatalogLayers, Capability, MerchantSetting } from '../domain/catalog.js';
 import type { MethodCode, RenderMode } from '../domain/methods.js';
@@ -68,26 +68,4 @@ export async function setMerchantSetting(db: pg.Pool, merchantId: string, method
     `INSERT INTO merchant_method_settings (merchant_id, method_code, enabled, display_order) VALUES ($1, $2, $3, $4)
      ON CONFLICT (merchant_id, method_code) DO UPDATE SET enabled = $3, display_order = $4, updated_at = now()`,
     [merchantId, method, enabled, displayOrder]);
-}
-
-export interface SbpMember {
-  member_id: string; name: { en: string; ru: string; az: string }; logo_url: string; deeplink_ios: string;
-  deeplink_android: string; is_popular: boolean; display_order: number;
-}
-
-/** Active SBP members, popular banks first, then by display order. */
-export async function listSbpMembers(db: pg.Pool): Promise<SbpMember[]> {
-  const res = await db.query({
-    name: 'sbp_members',
-    text: 'SELECT * FROM sbp_members WHERE active ORDER BY is_popular DESC, display_order, member_id',
-  });
-  return res.rows.map((r) => ({
-    member_id: r.member_id, name: { en: r.name_en, ru: r.name_ru, az: r.name_az }, logo_url: r.logo_url,
-    deeplink_ios: r.deeplink_ios, deeplink_android: r.deeplink_android, is_popular: r.is_popular, display_order: r.display_order,
-  }));
-}
-
-export async function isActiveSbpMember(db: pg.Pool, memberId: string): Promise<boolean> {
-  const res = await db.query({ name: 'sbp_member_active', text: 'SELECT 1 FROM sbp_members WHERE member_id = $1 AND active', values: [memberId] });
-  return res.rowCount === 1;
 }

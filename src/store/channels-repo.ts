@@ -78,6 +78,7 @@ export async function updateChannel(db: pg.Pool, c: Channel, change: ChannelChan
     values.push(k === 'deletedAt' ? (v === null ? null : new Date(v as number)) : v);
     sets.push(`${col} = $${values.length}`);
   }
+  if (sets.length === 0) return c; // nothing to change: no new version
   try {
     const res = await db.query<ChannelRow>(
       `UPDATE channels SET ${[...sets, 'updated_at = now()', 'version = version + 1'].join(', ')} WHERE id = $1 AND version = $2 RETURNING *`, values);

@@ -45,5 +45,6 @@ export class MemoryKeyValue implements KeyValue {
   async get(key: string) { return this.live(key)?.value ?? null; }
   async del(key: string) { this.map.delete(key); }
   async ping() { return true; }
+  openNodes(): string[] { return []; }
   async close() { clearInterval(this.sweeper); this.map.clear(); }
 }

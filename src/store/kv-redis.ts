@@ -1,8 +1,22 @@
-// Redis implementation of the key-value port. Commands fail fast while Redis is unreachable
-// (no offline queue, short timeout) so that callers can fail open instead of hanging.
-// Each operation touches one key, so the same code runs on a Redis Cluster.
+// Redis implementation of the key-value port, for one Redis or a Redis Cluster. Redis is a cache
+// that callers fail open around, so a failing Redis must cost a request next to nothing:
+// - every operation, retries and cluster redirections included, is bounded by KV_TIMEOUT_MS
+//   (well inside any request's deadline; past it the caller sees an error and fails open);
+// - a circuit breaker per Redis node (src/store/kv-breaker.ts) stops asking a node after a run of
+//   failures, so that with one cluster master down only the keys of its slots fail, and at once;
+//   after a pause one call probes the node and closes the breaker when it answers;
+// - ping() (health) asks every master that owns slots through the same routing as the requests.
+// Each operation touches one key (a Lua script with one KEYS entry), so the same code runs on a
+// cluster; an operation over several keys must give them one {hash tag}. A new operation must go
+// through guarded() to have the bound and the breaker.
 import { Redis, Cluster } from 'ioredis';
+import calculateSlot from 'cluster-key-slot';
+import { withDeadline } from '../deadline.js';
+import { Breaker, DEFAULT_BREAKER, KvUnavailableError, type BreakerOptions } from './kv-breaker.js';
 import type { KeyValue } from './kv.js';
+
+/** Bound of one operation, every retry included. */
+export const KV_TIMEOUT_MS = 500;
 
 const RATE_HIT = `
 local c = redis.call('INCR', KEYS[1])
@@ -15,34 +29,63 @@ const SET_IF_ABSENT = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
 return redis.call('GET', KEYS[1]) or ''`;
 
-type Client = Redis & {
+interface Scripts {
   rateHit(key: string, windowMs: number): Promise<[number, number]>;
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
-};
+}
+type Client = (Redis | Cluster) & Scripts;
+
+/** `redis-cluster://h1:6379,h2:6379` names the seed nodes of a Redis Cluster. */
+export function clusterNodes(url: string): { host: string; port: number }[] | null {
+  if (!url.startsWith('redis-cluster://')) return null;
+  return url.slice('redis-cluster://'.length).split(',').filter(Boolean).map((hp) => {
+    const [host, port] = hp.trim().split(':');
+    return { host, port: Number(port || 6379) };
+  });
+}
+
+export interface RedisKvOptions {
+  timeoutMs?: number;
+  breaker?: BreakerOptions;
+  /** Told when a node's breaker opens (true) or closes again (false). */
+  onBreaker?: (node: string, open: boolean) => void;
+}
 
 export class RedisKeyValue implements KeyValue {
   readonly kind = 'redis' as const;
   private readonly client: Client;
+  private readonly cluster: Cluster | null;
+  private readonly timeoutMs: number;
+  private readonly breakerOpts: BreakerOptions;
+  private readonly breakers = new Map<string, Breaker>();
+  /** Per cluster master, a key of ours that hashes to one of its slots (health probes). */
+  private readonly probes = new Map<string, string>();
 
-  constructor(url: string, prefix: string) {
-    const opts = {
+  private readonly onBreaker: (node: string, open: boolean) => void;
+
+  constructor(url: string, private readonly prefix: string, opts: RedisKvOptions = {}) {
+    this.onBreaker = opts.onBreaker ?? (() => {});
+    this.timeoutMs = opts.timeoutMs ?? KV_TIMEOUT_MS;
+    this.breakerOpts = opts.breaker ?? DEFAULT_BREAKER;
+    const nodeOpts = {
       keyPrefix: prefix,
       enableOfflineQueue: false,
       enableAutoPipelining: true,
       maxRetriesPerRequest: 1,
-      commandTimeout: 1000,
+      commandTimeout: this.timeoutMs,
       connectTimeout: 2000,
       lazyConnect: false,
       retryStrategy: (times: number) => Math.min(times * 200, 2000),
     };
-    // redis-cluster://host1:6379,host2:6379 names a Redis Cluster; every key here is a single key,
-    // so no hash tags are needed for atomicity.
-    const client = (url.startsWith('redis-cluster://')
-      ? new Cluster(url.slice('redis-cluster://'.length).split(',').map((hp) => {
-        const [host, port] = hp.split(':');
-        return { host, port: Number(port || 6379) };
-      }), { keyPrefix: prefix, enableOfflineQueue: false, enableAutoPipelining: true, redisOptions: opts })
-      : new Redis(url, opts)) as unknown as Client;
+    const seeds = clusterNodes(url);
+    this.cluster = seeds ? new Cluster(seeds, {
+      keyPrefix: prefix, enableOfflineQueue: false, enableAutoPipelining: true, redisOptions: nodeOpts,
+      // Redirections and retries after a node failure stay inside the operation's bound.
+      maxRedirections: 3, retryDelayOnFailover: 50, retryDelayOnClusterDown: 50, retryDelayOnTryAgain: 50,
+      slotsRefreshTimeout: this.timeoutMs, slotsRefreshInterval: 5000,
+      clusterRetryStrategy: (times: number) => Math.min(times * 200, 2000),
+    }) : null;
+    const client = (this.cluster ?? new Redis(url, nodeOpts)) as Client;
     client.on('error', () => {}); // reconnects by itself; callers see command errors and fail open
     client.defineCommand('rateHit', { numberOfKeys: 1, lua: RATE_HIT });
     client.defineCommand('setIfAbsent', { numberOfKeys: 1, lua: SET_IF_ABSENT });
@@ -58,22 +101,81 @@ export class RedisKeyValue implements KeyValue {
     });
   }
 
+  /** The node that serves `key`: its cluster master ("host:port"), or "redis" for one Redis. */
+  private nodeOf(key: string): string {
+    if (!this.cluster) return 'redis';
+    return this.cluster.slots[calculateSlot(this.prefix + key)]?.[0] ?? 'unassigned';
+  }
+
+  private breaker(node: string): Breaker {
+    let b = this.breakers.get(node);
+    if (!b) { b = new Breaker(this.breakerOpts); this.breakers.set(node, b); }
+    return b;
+  }
+
+  /** Runs one operation on `key` within the bound and through its node's breaker. */
+  private async guarded<T>(key: string, op: () => Promise<T>): Promise<T> {
+    const node = this.nodeOf(key);
+    const b = this.breaker(node);
+    if (!b.allow()) throw new KvUnavailableError(node);
+    const r = await withDeadline(op(), this.timeoutMs);
+    if (r.timedOut || r.error !== undefined) {
+      const was = b.state;
+      b.failure();
+      if (was === 'closed' && b.state !== 'closed') this.onBreaker(node, true);
+      throw r.error ?? new Error(`redis did not answer within ${this.timeoutMs} ms`);
+    }
+    if (b.state !== 'closed') this.onBreaker(node, false);
+    b.success();
+    return r.value as T;
+  }
+
+  /** Nodes whose breaker is open (or probing): their keys fail open without asking them. */
+  openNodes(): string[] {
+    return [...this.breakers].filter(([, b]) => b.state !== 'closed').map(([n]) => n);
+  }
+
   async rateHit(key: string, windowMs: number) {
-    const [count, ttlMs] = await this.client.rateHit(key, windowMs);
+    const [count, ttlMs] = await this.guarded(key, () => this.client.rateHit(key, windowMs));
     return { count: Number(count), ttlMs: Number(ttlMs) };
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number) {
-    const r = await this.client.setIfAbsent(key, value, ttlMs);
+    const r = await this.guarded(key, () => this.client.setIfAbsent(key, value, ttlMs));
     return r === null || r === undefined ? null : String(r);
   }
 
-  async set(key: string, value: string, ttlMs: number) { await this.client.set(key, value, 'PX', ttlMs); }
-  async get(key: string) { return this.client.get(key); }
-  async del(key: string) { await this.client.del(key); }
+  async set(key: string, value: string, ttlMs: number) { await this.guarded(key, () => this.client.set(key, value, 'PX', ttlMs)); }
+  async get(key: string) { return this.guarded(key, () => this.client.get(key)); }
+  async del(key: string) { await this.guarded(key, () => this.client.del(key)); }
+
+  /**
+   * Health: one Redis answers PING; a cluster has an owner for every slot and every owning master
+   * answers a read of a key in its slots, routed as requests are (a surviving node answering PING
+   * says nothing about the slots of a dead one). Also false while a breaker is open.
+   */
   async ping() {
-    try { return (await this.client.ping()) === 'PONG'; } catch { return false; }
+    if (this.openNodes().length) return false;
+    const bounded = async (p: Promise<unknown>) => { const r = await withDeadline(p, this.timeoutMs); return !r.timedOut && r.error === undefined ? r.value : undefined; };
+    if (!this.cluster) return (await bounded(this.client.ping())) === 'PONG';
+    const slots = this.cluster.slots;
+    if (slots.length < 16384) return false;
+    const owners = new Set<string>();
+    for (let s = 0; s < 16384; s++) { const o = slots[s]?.[0]; if (!o) return false; owners.add(o); }
+    const answers = await Promise.all([...owners].map((o) => bounded(this.client.exists(this.probeKey(o)))));
+    return answers.every((a) => typeof a === 'number');
   }
+
+  /** A key (without the prefix) that hashes to a slot `owner` serves. */
+  private probeKey(owner: string): string {
+    const known = this.probes.get(owner);
+    if (known && this.nodeOf(known) === owner) return known;
+    for (let i = 0; i < 100_000; i++) {
+      const k = `health:${i}`;
+      if (this.nodeOf(k) === owner) { this.probes.set(owner, k); return k; }
+    }
+    return 'health:0';
+  }
+
   async close() { this.client.disconnect(); }
 }
-

@@ -11,6 +11,9 @@ export interface KeyValue {
   set(key: string, value: string, ttlMs: number): Promise<void>;
   get(key: string): Promise<string | null>;
   del(key: string): Promise<void>;
+  /** Health: false when any key the engine may use cannot be served now. */
   ping(): Promise<boolean>;
+  /** Nodes whose circuit breaker is open: their keys fail at once, without asking them. */
+  openNodes(): string[];
   close(): Promise<void>;
 }

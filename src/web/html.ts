@@ -11,11 +11,24 @@ export const escapeHtml = (s: string): string =>
 /** JSON safe to place inside a <script type="application/json"> element. */
 export const jsonForHtml = (v: unknown): string => JSON.stringify(v).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 
-export function formatAmount(amount: number, currency: string): string {
+const amountFormats = new Map<string, Intl.NumberFormat>();
+
+/**
+ * An amount in minor units as the page's language writes it (CLDR through Intl.NumberFormat, the
+ * currency's narrow symbol): `₼1,234.56`, `1 234,56 ₽`, `1.234,56 ₼`. The digits are the currency's
+ * minor-unit exponent (ours), and the number is given as an exact decimal string, never a float.
+ */
+export function formatAmount(amount: number, currency: string, lang: PageLang): string {
   const exp = currencyExponent(currency);
-  const major = Math.floor(amount / 10 ** exp);
-  const minor = exp ? `.${String(amount % 10 ** exp).padStart(exp, '0')}` : '';
-  return `${major}${minor} ${currency}`;
+  const key = `${lang}:${currency}`;
+  let f = amountFormats.get(key);
+  if (!f) {
+    f = new Intl.NumberFormat(lang, { style: 'currency', currency, currencyDisplay: 'narrowSymbol', minimumFractionDigits: exp, maximumFractionDigits: exp });
+    amountFormats.set(key, f);
+  }
+  const abs = Math.abs(amount);
+  const decimal = `${amount < 0 ? '-' : ''}${Math.floor(abs / 10 ** exp)}${exp ? `.${String(abs % 10 ** exp).padStart(exp, '0')}` : ''}`;
+  return f.format(decimal as unknown as number); // a decimal string is formatted exactly (ES2023 Intl.NumberFormat v3)
 }
 
 export const newNonce = (): string => randomBytes(16).toString('base64');

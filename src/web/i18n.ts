@@ -8,10 +8,10 @@ export const isPageLang = (v: unknown): v is PageLang => v === 'en' || v === 'ru
 
 const en = {
   title: 'Payment', pay: 'Pay', methods: 'Payment method', language: 'Language', order: 'Order',
-  cardNumber: 'Card number', expiry: 'Expiry (MM/YY)', cvc: 'CVC', holder: 'Cardholder name (optional)',
+  cardNumber: 'Card number', expiry: 'Expiry (MM/YY)', expiryPlaceholder: 'MM/YY', cvc: 'CVC', holder: 'Cardholder name (optional)',
   showQr: 'Show QR code', scan: 'Scan the QR code with your bank app, or choose your bank:', qrAlt: 'SBP QR code',
-  phone: 'Phone number (+7…)', continueTo: 'Continue to', walletConfirm: 'Confirm the payment in the wallet window.',
-  approve: 'Approve', decline: 'Decline', cancel: 'Cancel', savedCards: 'Your saved cards', noSaved: 'You have no saved cards for this store.',
+  phone: 'Phone number (+7…)', continueTo: 'Continue to {name}', walletConfirm: 'Confirm the payment in the wallet window.',
+  approve: 'Approve', decline: 'Decline', cancel: 'Cancel', savedCards: 'Your saved cards',
   waiting: 'Waiting for confirmation…', processing: 'Processing…', threeDs: 'Continue to 3-D Secure', toWallet: 'Continue to the wallet',
   succeeded: 'Payment successful', failed: 'Payment declined', expired: 'Payment time is over', closed: 'This payment is closed', cancelled: 'Payment cancelled', cancelSession: 'Cancel and return to the store',
   paidWith: 'Paid with', returnNow: 'Return to the store', returnIn: 'You will be returned to the store in a few seconds.',
@@ -30,16 +30,16 @@ type Texts = typeof en;
 
 const ru: Texts = {
   title: 'Оплата', pay: 'Оплатить', methods: 'Способ оплаты', language: 'Язык', order: 'Заказ',
-  cardNumber: 'Номер карты', expiry: 'Срок (ММ/ГГ)', cvc: 'CVC', holder: 'Имя держателя (необязательно)',
+  cardNumber: 'Номер карты', expiry: 'Срок (ММ/ГГ)', expiryPlaceholder: 'ММ/ГГ', cvc: 'CVC', holder: 'Имя держателя (необязательно)',
   showQr: 'Показать QR-код', scan: 'Отсканируйте QR-код в приложении банка или выберите банк:', qrAlt: 'QR-код СБП',
-  phone: 'Номер телефона (+7…)', continueTo: 'Перейти в', walletConfirm: 'Подтвердите оплату в окне кошелька.',
-  approve: 'Подтвердить', decline: 'Отклонить', cancel: 'Отмена', savedCards: 'Ваши сохранённые карты', noSaved: 'У вас нет сохранённых карт в этом магазине.',
+  phone: 'Номер телефона (+7…)', continueTo: 'Перейти в {name}', walletConfirm: 'Подтвердите оплату в окне кошелька.',
+  approve: 'Подтвердить', decline: 'Отклонить', cancel: 'Отмена', savedCards: 'Ваши сохранённые карты',
   waiting: 'Ожидаем подтверждения…', processing: 'Обработка…', threeDs: 'Перейти к 3-D Secure', toWallet: 'Перейти в кошелёк',
   succeeded: 'Оплата прошла успешно', failed: 'Платёж отклонён', expired: 'Время на оплату истекло', closed: 'Этот платёж закрыт', cancelled: 'Оплата отменена', cancelSession: 'Отменить и вернуться в магазин',
   paidWith: 'Оплачено картой', returnNow: 'Вернуться в магазин', returnIn: 'Через несколько секунд вы вернётесь в магазин.',
   noMethods: 'Для этого платежа нет доступных способов оплаты.', fallback: 'Сейчас доступна только оплата картой.',
   error: 'Что-то пошло не так. Попробуйте ещё раз.', notFound: 'Эта ссылка на оплату недействительна.', testMode: 'Тестовый режим: деньги не списываются.',
-  acsTitle: 'Проверка 3-D Secure', acsText: 'Тестовый банк: подтвердите оплату картой.', pass: 'Пройти проверку', fail: 'Не пройти проверку',
+  acsTitle: 'Проверка 3-D Secure', acsText: 'Тестовый банк: подтвердите оплату картой.', pass: 'Подтвердить', fail: 'Отклонить',
   bankTitle: 'Приложение банка', bankText: 'Тестовый банк: подтвердите платёж по СБП.', walletTitle: 'Кошелёк', walletText: 'Тестовый кошелёк: подтвердите оплату.',
   sandbox: 'Песочница', amount: 'Сумма',
   stepError: 'Этот шаг нельзя продолжить', backToPayment: 'Вернуться к странице оплаты',
@@ -51,18 +51,18 @@ const ru: Texts = {
 
 const az: Texts = {
   title: 'Ödəniş', pay: 'Ödə', methods: 'Ödəniş üsulu', language: 'Dil', order: 'Sifariş',
-  cardNumber: 'Kart nömrəsi', expiry: 'Müddət (AA/İİ)', cvc: 'CVC', holder: 'Kart sahibinin adı (istəyə görə)',
+  cardNumber: 'Kart nömrəsi', expiry: 'Müddət (AA/İİ)', expiryPlaceholder: 'AA/İİ', cvc: 'CVC', holder: 'Kart sahibinin adı (istəyə bağlı)',
   showQr: 'QR kodu göstər', scan: 'QR kodu bank tətbiqi ilə skan edin və ya bankınızı seçin:', qrAlt: 'SBP QR kodu',
-  phone: 'Telefon nömrəsi (+7…)', continueTo: 'Keçid:', walletConfirm: 'Ödənişi pul kisəsi pəncərəsində təsdiqləyin.',
-  approve: 'Təsdiqlə', decline: 'Rədd et', cancel: 'Ləğv et', savedCards: 'Saxlanmış kartlarınız', noSaved: 'Bu mağazada saxlanmış kartınız yoxdur.',
-  waiting: 'Təsdiq gözlənilir…', processing: 'Emal olunur…', threeDs: '3-D Secure-a keçin', toWallet: 'Pul kisəsinə keçin',
+  phone: 'Telefon nömrəsi (+7…)', continueTo: '{name} ilə davam et', walletConfirm: 'Ödənişi pul kisəsi pəncərəsində təsdiqləyin.',
+  approve: 'Təsdiqlə', decline: 'Rədd et', cancel: 'Ləğv et', savedCards: 'Saxlanmış kartlarınız',
+  waiting: 'Təsdiq gözlənilir…', processing: 'Emal olunur…', threeDs: '3-D Secure yoxlamasına keç', toWallet: 'Pul kisəsinə keç',
   succeeded: 'Ödəniş uğurla tamamlandı', failed: 'Ödəniş rədd edildi', expired: 'Ödəniş vaxtı bitdi', closed: 'Bu ödəniş bağlanıb', cancelled: 'Ödəniş ləğv edildi', cancelSession: 'Ləğv et və mağazaya qayıt',
   paidWith: 'Ödənilib:', returnNow: 'Mağazaya qayıt', returnIn: 'Bir neçə saniyədən sonra mağazaya qaytarılacaqsınız.',
   noMethods: 'Bu ödəniş üçün mövcud ödəniş üsulu yoxdur.', fallback: 'Hazırda yalnız kartla ödəniş mümkündür.',
   error: 'Xəta baş verdi. Yenidən cəhd edin.', notFound: 'Bu ödəniş keçidi etibarsızdır.', testMode: 'Test rejimi: real pul tutulmur.',
-  acsTitle: '3-D Secure yoxlaması', acsText: 'Test bankı: kartla ödənişi təsdiqləyin.', pass: 'Yoxlamadan keç', fail: 'Yoxlamadan keçmə',
+  acsTitle: '3-D Secure yoxlaması', acsText: 'Test bankı: kartla ödənişi təsdiqləyin.', pass: 'Təsdiqlə', fail: 'Rədd et',
   bankTitle: 'Bank tətbiqi', bankText: 'Test bankı: SBP ödənişini təsdiqləyin.', walletTitle: 'Pul kisəsi', walletText: 'Test pul kisəsi: ödənişi təsdiqləyin.',
-  sandbox: 'Sınaq mühiti', amount: 'Məbləğ',
+  sandbox: 'Test rejimi', amount: 'Məbləğ',
   stepError: 'Bu addımı davam etdirmək olmur', backToPayment: 'Ödəniş səhifəsinə qayıt',
   creqInvalid: 'Bu 3-D Secure səhifəsi etibarlı yoxlama sorğusu (creq) olmadan açılıb, təsdiqlənəcək heç nə yoxdur. Ödəniş səhifəsinə qayıdın və yoxlamanı yenidən başladın.',
   refInvalid: 'Bu cavabda ödəniş cəhdinə etibarlı istinad yoxdur, ona görə qəbul edilmədi. Ödəniş səhifəsinə qayıdın və yenidən cəhd edin.',
@@ -77,6 +77,14 @@ export const METHOD_NAMES: Record<PageLang, Record<MethodCode, string>> = {
   ru: { card: 'Карта', sbp: 'СБП', sberpay: 'SberPay', tpay: 'T-Pay', yoomoney: 'ЮMoney', recurrent: 'Сохранённая карта', apple_pay: 'Apple Pay', google_pay: 'Google Pay' },
   az: { card: 'Kart', sbp: 'SBP', sberpay: 'SberPay', tpay: 'T-Pay', yoomoney: 'YooMoney', recurrent: 'Saxlanmış kart', apple_pay: 'Apple Pay', google_pay: 'Google Pay' },
 };
+
+/** Card brands as their owners write them (brand codes from src/domain/card.ts). */
+export const BRAND_NAMES: Record<PageLang, Record<string, string>> = {
+  en: { visa: 'Visa', mastercard: 'Mastercard', mir: 'Mir', amex: 'American Express', unionpay: 'UnionPay', unknown: 'Card' },
+  ru: { visa: 'Visa', mastercard: 'Mastercard', mir: 'Мир', amex: 'American Express', unionpay: 'UnionPay', unknown: 'Карта' },
+  az: { visa: 'Visa', mastercard: 'Mastercard', mir: 'Mir', amex: 'American Express', unionpay: 'UnionPay', unknown: 'Kart' },
+};
+export const brandName = (brand: string, lang: PageLang): string => BRAND_NAMES[lang][brand] ?? BRAND_NAMES[lang].unknown;
 
 export const FAILURE_TEXTS: Record<PageLang, Record<FailureCode, string>> = {
   en: {
@@ -111,7 +119,7 @@ const linkRu: LinkTexts = {
   amountInvalid: 'Введите сумму от {min} до {max}.', scanToPay: 'Отсканируйте для оплаты', notFound: 'Эта ссылка на оплату недействительна.',
 };
 const linkAz: LinkTexts = {
-  title: 'Ödəniş keçidi', yourAmount: 'Ödəniləcək məbləğ', amountHint: '{currency} ilə, vergüldən sonra {decimals} rəqəmə qədər', pay: 'Ödənişə keçin',
+  title: 'Ödəniş keçidi', yourAmount: 'Ödəniləcək məbləğ', amountHint: '{currency} ilə, vergüldən sonra {decimals} rəqəmə qədər', pay: 'Ödənişə keç',
   inactive: 'Bu ödəniş keçidi deaktiv edilib.', expired: 'Bu ödəniş keçidinin müddəti bitib.',
   exhausted: 'Bu ödəniş keçidi artıq ödənilib.', busy: 'Bu keçid üzrə hazırda ödəniş gedir. Sonra yenidən cəhd edin.',
   amountInvalid: '{min} ilə {max} arasında məbləğ daxil edin.', scanToPay: 'Ödəmək üçün skan edin', notFound: 'Bu ödəniş keçidi etibarsızdır.',

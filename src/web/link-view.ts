@@ -23,13 +23,6 @@ export interface LinkPageModel {
 
 const fill = (s: string, v: Record<string, string>) => s.replace(/\{(\w+)\}/g, (_, k: string) => v[k] ?? '');
 
-/** The bounds a payer may type, in major units of the currency. */
-export function amountBounds(currency: string): { min: string; max: string; step: string } {
-  const exp = currencyExponent(currency);
-  const major = (minor: number) => (exp ? (minor / 10 ** exp).toFixed(exp) : String(minor));
-  return { min: major(1), max: major(MAX_AMOUNT), step: exp ? major(1) : '1' };
-}
-
 const REFUSAL_TEXT = { link_inactive: 'inactive', link_expired: 'expired', link_exhausted: 'exhausted', link_busy: 'busy' } as const;
 
 export function renderLinkPage(m: LinkPageModel): string {
@@ -38,9 +31,8 @@ export function renderLinkPage(m: LinkPageModel): string {
   const lt = LINK_TEXTS[lang];
   const langs = `<nav class="langs" aria-label="${t.language}">${PAGE_LANGS.map((x) =>
     `<a href="/link/${encodeURIComponent(l.id)}?lang=${x}" hreflang="${x}" lang="${x}"${x === lang ? ' aria-current="true"' : ''}>${x.toUpperCase()}</a>`).join('')}</nav>`;
-  const b = amountBounds(l.currency);
   const amount = l.amount !== null
-    ? `<p class="amount" id="amount"><span class="sr">${t.amount}: </span>${escapeHtml(formatAmount(l.amount, l.currency))}</p>`
+    ? `<p class="amount" id="amount"><span class="sr">${t.amount}: </span>${escapeHtml(formatAmount(l.amount, l.currency, lang))}</p>`
     : '';
   let body: string;
   if (m.refusal) {
@@ -49,14 +41,14 @@ export function renderLinkPage(m: LinkPageModel): string {
     const field = l.amount !== null ? '' : `<label for="payer-amount">${lt.yourAmount} (${escapeHtml(l.currency)})</label>
 <input id="payer-amount" name="amount" inputmode="decimal" autocomplete="off" required maxlength="20" aria-describedby="amount-hint${m.amountError ? ' amount-error' : ''}"${m.amountError ? ' aria-invalid="true"' : ''} value="${escapeHtml(m.typed ?? '')}">
 <p class="muted" id="amount-hint">${escapeHtml(fill(lt.amountHint, { currency: l.currency, decimals: String(currencyExponent(l.currency)) }))}</p>
-${m.amountError ? `<p class="error" id="amount-error" role="alert">${escapeHtml(fill(lt.amountInvalid, { min: `${b.min} ${l.currency}`, max: `${b.max} ${l.currency}` }))}</p>` : ''}`;
+${m.amountError ? `<p class="error" id="amount-error" role="alert">${escapeHtml(fill(lt.amountInvalid, { min: formatAmount(1, l.currency, lang), max: formatAmount(MAX_AMOUNT, l.currency, lang) }))}</p>` : ''}`;
     body = `<form id="link-form" method="post" action="/link/${encodeURIComponent(l.id)}"><input type="hidden" name="lang" value="${lang}">${field}
 <button class="primary" type="submit" id="pay-link">${lt.pay}</button></form>
 ${m.qr ? `<figure class="outcome"><img class="qr" id="link-qr" src="${m.qr}" alt="${lt.scanToPay}"><figcaption class="muted">${lt.scanToPay}</figcaption></figure>` : ''}`;
   }
   const html = `<main><div class="top">${l.livemode ? '<span></span>' : `<span class="badge">${t.testMode}</span>`}${langs}</div>
 <div class="box"><p class="muted" id="merchant">${escapeHtml(m.merchantName)}</p><h1>${escapeHtml(l.description ?? lt.title)}</h1>${amount}${body}</div></main>`;
-  return layout(lang, l.amount !== null ? `${lt.title} · ${formatAmount(l.amount, l.currency)}` : lt.title, nonce, CSS, html);
+  return layout(lang, l.amount !== null ? `${lt.title} · ${formatAmount(l.amount, l.currency, lang)}` : lt.title, nonce, CSS, html);
 }
 
 export function renderLinkNotFound(lang: PageLang, nonce: string): string {

@@ -6,7 +6,7 @@ import { OPEN, sessionStatus, type CheckoutState } from '../domain/checkout.js';
 import { DEFAULT_AUTO_RETURN_SECONDS, sessionReturnUrl } from '../domain/checkout-session.js';
 import type { Payment } from '../domain/payment.js';
 import { escapeHtml, formatAmount, jsonForHtml, layout } from './html.js';
-import { FAILURE_TEXTS, METHOD_NAMES, PAGE_LANGS, TEXTS, type PageLang } from './i18n.js';
+import { brandName, FAILURE_TEXTS, METHOD_NAMES, PAGE_LANGS, TEXTS, type PageLang } from './i18n.js';
 import { PAY_SCRIPT } from './pay-script.js';
 import { CSS } from './style.js';
 
@@ -56,7 +56,7 @@ function outcome(p: Payment, lang: PageLang, framed: boolean): string {
   const t = TEXTS[lang];
   const ok = p.status === 'succeeded' || p.status === 'refunded' || p.status === 'partially_refunded';
   const title = ok ? t.succeeded : p.status === 'failed' ? t.failed : p.status === 'expired' ? t.expired : p.status === 'cancelled' ? t.cancelled : t.closed;
-  const detail = ok && p.card ? `<p class="muted">${t.paidWith} ${escapeHtml(p.card.brand)} •••• ${escapeHtml(p.card.last4)}</p>`
+  const detail = ok && p.card ? `<p class="muted">${t.paidWith} ${escapeHtml(brandName(p.card.brand, lang))} •••• ${escapeHtml(p.card.last4)}</p>`
     : p.failure ? `<p id="failure" data-code="${p.failure.code}">${escapeHtml(FAILURE_TEXTS[lang][p.failure.code])}</p>` : '';
   const back = returnLink(p);
   return `<section class="outcome ${ok ? 'ok' : 'bad'}" id="outcome" data-status="${p.status}" role="status" aria-live="polite">
@@ -67,13 +67,13 @@ ${back ? `<p class="muted">${t.returnIn}</p><a class="primary" id="return" href=
 function panel(m: EffectiveMethod, model: PayPageModel, first: boolean): string {
   const t = TEXTS[model.lang];
   const name = METHOD_NAMES[model.lang][m.method];
-  const amount = formatAmount(model.payment.amount, model.payment.currency);
+  const amount = escapeHtml(formatAmount(model.payment.amount, model.payment.currency, model.lang));
   const head = `<div role="tabpanel" id="panel-${m.method}" aria-labelledby="tab-${m.method}"${first ? '' : ' hidden'}>`;
   switch (m.method) {
     case 'card':
       return `${head}<form id="card-form" novalidate autocomplete="on">
 <label for="cc-number">${t.cardNumber}</label><input id="cc-number" name="number" inputmode="numeric" autocomplete="cc-number" maxlength="23" required>
-<div class="row"><div><label for="cc-exp">${t.expiry}</label><input id="cc-exp" name="exp" inputmode="numeric" autocomplete="cc-exp" placeholder="MM/YY" maxlength="7" required></div>
+<div class="row"><div><label for="cc-exp">${t.expiry}</label><input id="cc-exp" name="exp" inputmode="numeric" autocomplete="cc-exp" placeholder="${t.expiryPlaceholder}" maxlength="7" required></div>
 <div><label for="cc-cvc">${t.cvc}</label><input id="cc-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required></div></div>
 <label for="cc-holder">${t.holder}</label><input id="cc-holder" name="holder" autocomplete="cc-name" maxlength="100">
 <button class="primary" type="submit" id="pay-card">${model.payment.session?.buttonText ? escapeHtml(model.payment.session.buttonText) : `${t.pay} ${amount}`}</button></form></div>`;
@@ -83,12 +83,11 @@ function panel(m: EffectiveMethod, model: PayPageModel, first: boolean): string 
 <ul class="banks" id="banks">${model.sbpMembers.map((b) => `<li><a data-member="${b.member_id}" href="#">${escapeHtml(b.name[model.lang])}</a></li>`).join('')}</ul></div></div>`;
     case 'sberpay': case 'tpay': case 'yoomoney':
       return `${head}<form data-method="${m.method}">${m.method === 'yoomoney' ? '' : `<label for="phone-${m.method}">${t.phone}</label><input id="phone-${m.method}" name="phone" type="tel" autocomplete="tel" placeholder="+79001234567" maxlength="16">`}
-<button class="primary" type="submit" id="go-${m.method}">${t.continueTo} ${name}</button></form></div>`;
+<button class="primary" type="submit" id="go-${m.method}">${t.continueTo.replace('{name}', name)}</button></form></div>`;
     case 'recurrent':
-      return `${head}<form data-method="recurrent" class="saved"><p class="muted">${t.savedCards}</p>${model.savedCards.length
-        ? model.savedCards.map((c, i) => `<label><input type="radio" name="saved" value="${escapeHtml(c.id)}"${i === 0 ? ' checked' : ''}>${escapeHtml(c.card.brand)} •••• ${escapeHtml(c.card.last4)}</label>`).join('')
-        : `<p>${t.noSaved}</p>`}
-${model.savedCards.length ? `<button class="primary" type="submit" id="pay-saved">${t.pay} ${amount}</button>` : ''}</form></div>`;
+      return `${head}<form data-method="recurrent" class="saved"><p class="muted">${t.savedCards}</p>${model.savedCards.map((c, i) =>
+        `<label><input type="radio" name="saved" value="${escapeHtml(c.id)}"${i === 0 ? ' checked' : ''}>${escapeHtml(brandName(c.card.brand, model.lang))} •••• ${escapeHtml(c.card.last4)}</label>`).join('')}
+<button class="primary" type="submit" id="pay-saved">${t.pay} ${amount}</button></form></div>`;
     case 'apple_pay': case 'google_pay':
       return `${head}<form data-method="${m.method}" data-name="${name}"><button class="primary" type="submit" id="go-${m.method}">${name}</button></form></div>`;
   }
@@ -96,7 +95,9 @@ ${model.savedCards.length ? `<button class="primary" type="submit" id="pay-saved
 
 function checkoutBody(model: PayPageModel): string {
   const t = TEXTS[model.lang];
-  const { methods, checkout } = model;
+  const { checkout } = model;
+  // The saved-card tab only when this customer has a saved card to offer.
+  const methods = model.methods.filter((m) => m.method !== 'recurrent' || model.savedCards.length > 0);
   if (methods.length === 0) return `<p role="alert">${t.noMethods}</p>`;
   const initial = model.payment.session?.initialMethod ?? null;
   const selected = methods.find((m) => m.method === checkout.method) ?? methods.find((m) => m.method === initial) ?? methods[0];
@@ -137,13 +138,13 @@ export function renderPayPage(model: PayPageModel): string {
   };
   const body = `<main><div class="top">${p.livemode ? '<span></span>' : `<span class="badge">${t.testMode}</span>`}${langSwitch(p.id, lang, model.parentOrigin)}</div>
 <div class="box">${brand?.logoUrl ? `<img class="logo" id="brand-logo" src="${escapeHtml(brand.logoUrl)}" alt="">` : ''}${brand?.customTitle ? `<p class="brand" id="brand-title">${escapeHtml(brand.customTitle)}</p>` : ''}<h1>${escapeHtml(p.description ?? t.title)}</h1>${p.orderId ? `<p class="muted">${t.order} ${escapeHtml(p.orderId)}</p>` : ''}
-<p class="amount" id="amount"><span class="sr">${t.amount}: </span>${escapeHtml(formatAmount(p.amount, p.currency))}</p>
+<p class="amount" id="amount"><span class="sr">${t.amount}: </span>${escapeHtml(formatAmount(p.amount, p.currency, lang))}</p>
 ${pending ? checkoutBody(model) : outcome(p, lang, framed)}</div></main>
 <script type="application/json" id="pe-data">${jsonForHtml(data)}</script><script nonce="${nonce}">${PAY_SCRIPT}</script>`;
   // primary_color is #RRGGBB (checked when the channel was saved), so it cannot break out of the rule.
   const accent = brand?.primaryColor && /^#[0-9a-fA-F]{6}$/.test(brand.primaryColor)
     ? `button.primary,a.primary{background:${brand.primaryColor}}` : '';
-  return layout(lang, `${brand?.customTitle ?? t.title} · ${formatAmount(p.amount, p.currency)}`, nonce, CSS + BRAND_CSS + accent, body);
+  return layout(lang, `${brand?.customTitle ?? t.title} · ${formatAmount(p.amount, p.currency, lang)}`, nonce, CSS + BRAND_CSS + accent, body);
 }
 
 const BRAND_CSS = '.logo{display:block;max-height:48px;max-width:60%;margin:0 0 .5rem}.brand{font-weight:600;margin:0 0 .25rem}';

@@ -24,7 +24,7 @@ export interface ApprovalPageModel {
 
 export function renderApprovalPage(m: ApprovalPageModel): string {
   const body = `<main><div class="box"><p class="badge">${TEXTS[m.lang].sandbox}</p><h1>${escapeHtml(m.title)}</h1><p>${escapeHtml(m.text)}</p>
-<p class="amount">${escapeHtml(formatAmount(m.amount, m.currency))}</p><form method="post" action="${escapeHtml(m.action)}">
+<p class="amount">${escapeHtml(formatAmount(m.amount, m.currency, m.lang))}</p><form method="post" action="${escapeHtml(m.action)}">
 <input type="hidden" name="ref" value="${escapeHtml(m.ref)}">${m.origin ? `<input type="hidden" name="origin" value="${escapeHtml(m.origin)}">` : ''}${m.buttons.map(([value, label, cls], i) =>
     `<button class="${cls}" type="submit" name="answer" value="${escapeHtml(value)}" id="${['approve', 'decline'][i] ?? escapeHtml(value)}">${escapeHtml(label)}</button>`).join('')}</form></div></main>`;
   return layout(m.lang, m.title, m.nonce, CSS, body);

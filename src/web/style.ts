@@ -10,8 +10,8 @@ h1{font-size:1.125rem;margin:0 0 .25rem;word-wrap:break-word}
 .top{display:flex;justify-content:space-between;align-items:center;gap:.5rem;margin-bottom:.75rem;flex-wrap:wrap}
 .langs a{color:#1d4ed8;margin-left:.5rem}.langs a[aria-current]{font-weight:700;color:#111827;text-decoration:none}
 .badge{display:inline-block;background:#fef3c7;color:#78350f;border-radius:6px;padding:.125rem .5rem;font-size:.75rem}
-[role=tablist]{display:flex;flex-wrap:wrap;gap:.375rem;margin:0 0 1rem}
-[role=tab]{flex:1 1 auto;min-width:5.5rem;padding:.5rem;border:1px solid #d1d5db;border-radius:8px;background:#fff;color:#111827;font:inherit;font-size:.875rem;cursor:pointer}
+[role=tablist]{display:grid;grid-template-columns:repeat(auto-fit,minmax(7rem,1fr));grid-auto-rows:1fr;gap:.375rem;margin:0 0 1rem}
+[role=tab]{min-width:0;padding:.5rem .25rem;border:1px solid #d1d5db;border-radius:8px;background:#fff;color:#111827;font:inherit;font-size:.875rem;cursor:pointer}
 [role=tab][aria-selected=true]{border-color:#1d4ed8;background:#eff6ff;font-weight:600}
 label{display:block;font-size:.875rem;margin:.5rem 0 .25rem}
 input{width:100%;padding:.625rem;border:1px solid #9ca3af;border-radius:8px;font:inherit;color:#111827;background:#fff}
@@ -26,8 +26,8 @@ button:disabled{opacity:.6;cursor:progress}
 @keyframes spin{to{transform:rotate(360deg)}}
 @media (prefers-reduced-motion:reduce){.spinner{animation:none}}
 .qr{display:block;width:12rem;height:12rem;margin:.5rem auto;image-rendering:pixelated}
-.banks{list-style:none;padding:0;margin:.5rem 0 0;display:grid;grid-template-columns:1fr 1fr;gap:.375rem}
-.banks a{display:block;padding:.5rem;border:1px solid #d1d5db;border-radius:8px;color:#111827;text-decoration:none;text-align:center;font-size:.875rem}
+.banks{list-style:none;padding:0;margin:.5rem 0 0;display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:.375rem}
+.banks a{display:block;padding:.5rem .25rem;overflow-wrap:break-word;border:1px solid #d1d5db;border-radius:8px;color:#111827;text-decoration:none;text-align:center;font-size:.875rem}
 .outcome{text-align:center}.icon{font-size:3rem;line-height:1;margin:.5rem 0}
 .ok .icon{color:#047857}.bad .icon{color:#b91c1c}
 .saved label{display:flex;gap:.5rem;align-items:center;border:1px solid #d1d5db;border-radius:8px;padding:.5rem}.saved input{width:auto}

@@ -55,7 +55,7 @@ async function run() {
     t.equal(await page.evaluate(() => document.activeElement?.id), 'tab-card');
     await payCard(page, CARDS.success);
     await outcome(page, 'succeeded');
-    t.match(await page.textContent('#outcome'), /Payment successful[\s\S]*visa •••• 4242/);
+    t.match(await page.textContent('#outcome'), /Payment successful[\s\S]*Visa •••• 4242/);
     await page.screenshot({ path: artifact('card-success'), fullPage: true });
     await context.close();
   });
@@ -181,13 +181,13 @@ async function run() {
     const id = await newPayment(s, m.key, { locale: 'ru', description: 'Зелёный чай' });
     const { page, context } = await open(id);
     t.equal(await page.getAttribute('html', 'lang'), 'ru');
-    t.match(await page.textContent('#pay-card'), /Оплатить 49\.00 RUB/);
+    t.match(await page.textContent('#pay-card'), /Оплатить 49,00\s₽/);
     t.match(await page.textContent('label[for=cc-number]'), /Номер карты/);
     await page.screenshot({ path: artifact('page-ru'), fullPage: true });
     await page.click('a[hreflang=az]');
     await page.waitForURL(/lang=az/);
     t.equal(await page.getAttribute('html', 'lang'), 'az');
-    t.match(await page.textContent('#pay-card'), /Ödə 49\.00 RUB/);
+    t.match(await page.textContent('#pay-card'), /Ödə 49,00\s₽/);
     await payCard(page, CARDS.declined);
     await outcome(page, 'failed');
     t.match(await page.textContent('#outcome'), /Ödəniş rədd edildi[\s\S]*Bank ödənişi rədd etdi/);

@@ -99,6 +99,9 @@ t.test('patch: fields change, branding merges, null clears, slug rules hold', as
   t.equal(cleared.body.webhook_url, null);
   t.equal(cleared.body.slug, 'patched');
   t.equal((await req('GET', '/v1/channels/patchme')).status, 404, 'the old slug no longer names it');
+  const before = (await req('GET', `/v1/channels/${c.id}`)).body;
+  const empty = await req('PATCH', `/v1/channels/${c.id}`, {});
+  t.same(empty.body, before, 'an empty patch changes nothing, not even updated_at');
   const taken = await req('PATCH', `/v1/channels/${c.id}`, { slug: 'web' });
   t.equal(taken.status, 409);
   t.equal(taken.body.error.code, 'CHANNEL_SLUG_TAKEN');

@@ -60,6 +60,8 @@ const CLASSES: Record<string, Case[]> = {
     LINK('__proto__ beside the amount', '{"amount":100,"__proto__":{"max_uses":1}}', 422, 'parameter_unknown', '__proto__'),
     OP('allowed_domains beside __proto__', 'PATCH', `/internal/merchants/${other.id}`, '{"allowed_domains":["https://shop.example"],"__proto__":{}}', 422, 'parameter_unknown', '__proto__'),
     OP('patch merchant with constructor', 'PATCH', `/internal/merchants/${other.id}`, '{"constructor":{"name":"y"}}', 422, 'parameter_unknown', 'constructor'),
+    OP('SBP member with __proto__', 'POST', '/internal/sbp/members', '{"member_id":"100000000997","name":{"en":"A","ru":"Б","az":"C"},"__proto__":{"active":false}}', 422, 'parameter_unknown', '__proto__'),
+    OP('SBP member name with constructor', 'PATCH', '/internal/sbp/members/100000000111', '{"name":{"constructor":"x"}}', 422, 'parameter_unknown', 'name.constructor'),
   ],
   'NUL and lone surrogates': [
     M('NUL in order_id', `{"amount":100,"order_id":"a${NUL}b"}`, 422, 'order_id_invalid', 'order_id'),
@@ -89,6 +91,9 @@ const CLASSES: Record<string, Case[]> = {
     OP('NUL in a merchant name', 'POST', '/internal/merchants', `{"name":"a${NUL}"}`, 422, 'parameter_invalid', 'name'),
     OP('lone surrogate in a key label', 'POST', `/internal/merchants/${other.id}/api-keys`, `{"kind":"merchant","mode":"test","label":"${LOW}"}`, 422, 'parameter_invalid', 'label'),
     OP('NUL in a webhook URL', 'PUT', `/internal/merchants/${other.id}/webhook-settings`, `{"api":"merchant","url":"https://a${NUL}.example.com/h"}`, 422, 'webhook_url_invalid', 'url'),
+    OP('NUL in an SBP member id', 'POST', '/internal/sbp/members', `{"member_id":"1000000009${NUL}7","name":{"en":"A","ru":"Б","az":"C"}}`, 422, 'sbp_member_id_invalid', 'member_id'),
+    OP('lone surrogate in an SBP bank name', 'PATCH', '/internal/sbp/members/100000000111', `{"name":{"ru":"${HIGH}"}}`, 422, 'parameter_invalid', 'name.ru'),
+    OP('NUL in an SBP deeplink', 'PATCH', '/internal/sbp/members/100000000111', `{"deeplink_ios":"bank1://a${NUL}"}`, 422, 'parameter_invalid', 'deeplink_ios'),
   ],
   'deep nesting': [
     M('10,000 levels at the top', deep(10_000), 400, 'json_too_deep'),
@@ -143,6 +148,8 @@ const CLASSES: Record<string, Case[]> = {
     { name: 'checkout session get: a 10,000-character id', api: 'gateway', method: 'GET', path: `/v2/payments/checkout/cs_${'a'.repeat(10_000)}`, auth: secret.key, status: 404, code: 'checkout_session_not_found', param: 'id' },
     { name: 'checkout cancel: NUL in the id', api: 'gateway', method: 'POST', path: '/checkout/cs_a%00b/cancel', raw: '{}', status: 400, code: 'url_invalid', param: 'path' },
     OP('NUL in a merchant id', 'GET', '/internal/merchants/a%00b', undefined, 400, 'url_invalid', 'path'),
+    OP('NUL in an SBP member id', 'DELETE', '/internal/sbp/members/1000000001%001', undefined, 400, 'url_invalid', 'path'),
+    { name: 'sbp: NUL in the popular limit', api: 'gateway', method: 'GET', path: '/sbp/members/popular?limit=1%00', status: 400, code: 'url_invalid', param: 'limit' },
     OP('NUL in an events query', 'GET', `/internal/merchants/${other.id}/events?type=%00`, undefined, 400, 'url_invalid', 'type'),
   ],
   'body size': [

@@ -42,6 +42,16 @@ t.test('GET /widget/v1/methods: the merchant-wide effective list', async (t) => 
   t.notOk(after.body.methods.some((x: { method_code: string }) => x.method_code === 'sbp'), 'a method the merchant switched off is gone');
 });
 
+t.test('GET /widget/v1/sbp-members: {data, count} with Cache-Control public, max-age=300', async (t) => {
+  const r = await s.request('GET', '/widget/v1/sbp-members', { key: pk, headers: { origin: SHOP } });
+  t.equal(r.status, 200, r.text);
+  t.equal(r.headers.get('cache-control'), 'public, max-age=300');
+  t.equal(r.headers.get('access-control-allow-origin'), SHOP);
+  t.ok(r.body.count > 0 && r.body.count === r.body.data.length);
+  t.match(r.body.data[0], { member_id: /^\d{12}$/ });
+  t.equal((await s.request('GET', '/widget/v1/sbp-members')).status, 401, 'needs a key');
+});
+
 t.test('CORS preflight: a listed origin gets the grant, others none; only on widget paths', async (t) => {
   const pre = (path: string, origin: string) => fetch(`${s.url}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
   const ok = await pre('/widget/v1/session', SHOP);

@@ -9,7 +9,7 @@ import { isCheckoutId } from '../../domain/ids.js';
 import type { MethodCode } from '../../domain/methods.js';
 import { fail } from '../../errors.js';
 import type { SubmitAction } from '../../../actors/protocol.js';
-import { isActiveSbpMember, listSbpMembers } from '../../store/catalog-repo.js';
+import { isActiveSbpMember } from '../../store/sbp-members-repo.js';
 import type { PaymentWithCheckout } from '../../store/checkout-repo.js';
 import { effectiveMethods } from '../catalog.js';
 import type { Ctx } from '../context.js';
@@ -115,27 +115,10 @@ async function cancel(ctx: Ctx, s: Services) {
   sendJson(ctx, 200, checkoutStatusView(reply.payment, reply.checkout!, ctx.requestId));
 }
 
-async function sbpMembers(ctx: Ctx, s: Services) {
-  const found = await sessionOf(ctx, s);
-  if (!found) return;
-  const supported = found.payment.currency === 'RUB';
-  const limit = Number(new URLSearchParams(ctx.query).get('limit') ?? '');
-  let data = supported ? await listSbpMembers(s.db).catch(() => []) : [];
-  if (Number.isInteger(limit) && limit > 0) data = data.slice(0, limit);
-  sendJson(ctx, 200, { data, count: data.length, currency_supported: supported, request_id: ctx.requestId });
-}
-
-async function allSbpMembers(ctx: Ctx, s: Services) {
-  const data = await listSbpMembers(s.db).catch(() => []);
-  sendJson(ctx, 200, { data, count: data.length, request_id: ctx.requestId });
-}
-
 export const checkoutRoutes: Route[] = [
   { method: 'GET', path: '/checkout/:id/methods', api: 'gateway', auth: 'none', handler: methods },
   { method: 'GET', path: '/checkout/:id/status', api: 'gateway', auth: 'none', handler: status },
   { method: 'POST', path: '/checkout/:id/submit-method', api: 'gateway', auth: 'none', body: true, handler: submit },
   { method: 'POST', path: '/checkout/:id/pay', api: 'gateway', auth: 'none', body: true, handler: pay },
   { method: 'POST', path: '/checkout/:id/cancel', api: 'gateway', auth: 'none', body: true, handler: cancel },
-  { method: 'GET', path: '/checkout/:id/sbp-members', api: 'gateway', auth: 'none', handler: sbpMembers },
-  { method: 'GET', path: '/sbp/members', api: 'gateway', auth: 'none', handler: allSbpMembers },
 ];

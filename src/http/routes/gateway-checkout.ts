@@ -24,6 +24,7 @@ import { channelScopeRefusal, gatewayRoute, principalOf, resolveChannelForSessio
 import { idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
+import { sbpMembersAnswer } from '../sbp-list.js';
 import type { Services } from '../services.js';
 
 const validateCheckout = compile(CreateCheckoutRequest, CHECKOUT_FIELD_CODES);
@@ -140,9 +141,16 @@ async function widgetMethods(ctx: Ctx, s: Services): Promise<void> {
   sendJson(ctx, 200, { methods: eff.methods.map(effectiveMethodView), fallback: eff.fallback, request_id: ctx.requestId });
 }
 
+/** GET /widget/v1/sbp-members: the SBP bank list (gw-sbp's sbpMembersAnswer) with its Cache-Control. */
+async function widgetSbpMembers(ctx: Ctx, s: Services): Promise<void> {
+  const a = await sbpMembersAnswer(s);
+  sendJson(ctx, 200, { ...a.body, request_id: ctx.requestId }, [['Cache-Control', a.cacheControl]]);
+}
+
 export const gatewayCheckoutRoutes: Route[] = [
   gatewayRoute('POST', CHECKOUT_PATH, 'payments:write', createCheckout, { body: true }),
   gatewayRoute('GET', `${CHECKOUT_PATH}/:id`, 'payments:read', getCheckout),
   gatewayRoute('POST', '/widget/v1/session', 'payments:write', widgetSession, { body: true, widget: true }),
   gatewayRoute('GET', '/widget/v1/methods', 'payments:read', widgetMethods, { widget: true }),
+  gatewayRoute('GET', '/widget/v1/sbp-members', 'payments:read', widgetSbpMembers, { widget: true }),
 ];

@@ -13,6 +13,9 @@ import { merchantLinkRoutes } from './merchant-links.js';
 import { linkPageRoutes } from './link-page.js';
 import { merchantRefundRoutes } from './merchant-refunds.js';
 import { embedRoutes } from './embed.js';
+import { sbpMemberRoutes } from './sbp-members.js';
+import { internalSbpRoutes } from './internal-sbp.js';
+
 import { gatewayChannelRoutes } from './gateway-channels.js';
 import { gatewayCheckoutRoutes } from './gateway-checkout.js';
 
@@ -30,6 +33,9 @@ export const allRoutes: Route[] = [
   ...linkPageRoutes,
   ...merchantRefundRoutes,
   ...embedRoutes,
+  ...sbpMemberRoutes,
+  ...internalSbpRoutes,
+
   ...gatewayChannelRoutes,
   ...gatewayCheckoutRoutes,
 ];

@@ -4,7 +4,6 @@
 // embedded-form script) names the parent, and the page reports its outcome to it only when that
 // origin is on the allowlist (src/domain/frame-origins.ts).
 import { isCheckoutId } from '../../domain/ids.js';
-import { listSbpMembers } from '../../store/catalog-repo.js';
 import { findChannel } from '../../store/channels-repo.js';
 import { customerKeyOf, listSavedCards, loadCheckout } from '../../store/checkout-repo.js';
 import { newNonce } from '../../web/html.js';
@@ -12,6 +11,7 @@ import { AUTO_RETURN_MS, renderNotFound, renderPayPage } from '../../web/pay-vie
 import { effectiveMethods } from '../catalog.js';
 import type { Ctx } from '../context.js';
 import { framingOf } from '../framing.js';
+import { activeSbpMembers } from '../sbp-list.js';
 import { pageLang, sendFramableHtml, sendHtml } from '../html-reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -29,12 +29,8 @@ async function payPage(ctx: Ctx, s: Services) {
   const has = (m: string) => eff.methods.some((x) => x.method === m);
   const customer = customerKeyOf(payment);
   const savedCards = has('recurrent') && customer ? await listSavedCards(s.db, payment.merchantId, payment.livemode, customer) : [];
-  const sbpMembers = has('sbp')
-    ? await listSbpMembers(s.db).catch((err: Error) => {
-      s.log.warn({ err: err.message, paymentId: id }, 'SBP member list unavailable; showing the QR code alone');
-      return [];
-    })
-    : [];
+  // Fails open (logged in sbp-list.ts): without the list the page shows the QR code alone.
+  const sbpMembers = has('sbp') ? (await activeSbpMembers(s)).members : [];
   // A gateway session shows its channel's branding over the merchant's defaults.
   const channel = payment.channelId
     ? await findChannel(s.db, { merchantId: payment.merchantId, livemode: payment.livemode }, { by: 'id', value: payment.channelId }).catch(() => null)

@@ -46,6 +46,7 @@ async function metrics(ctx: Ctx, s: Services) {
     { name: 'read_batch_largest', help: 'Most payment reads one statement has carried since start.', samples: [{ value: s.reads.stats.largest }] },
     { name: 'http_body_bytes_buffered', help: 'Bytes reserved by request bodies being received (limit BODY_MEMORY_LIMIT_BYTES).', samples: [{ value: bodyBudget.inUse }] },
     { name: 'http_body_refused', help: 'Bodies refused since start (counter semantics): too_large over the route limit, busy over the memory budget.', samples: [{ labels: { reason: 'too_large' }, value: bodyBudget.refusedTooLarge }, { labels: { reason: 'busy' }, value: bodyBudget.refusedBusy }] },
+    { name: 'kv_breaker_open', help: 'Redis nodes whose circuit breaker is open: their keys fail open at once.', samples: [{ value: s.kv.openNodes().length }] },
     { name: 'worker_alive', help: '1 when the shard worker is running.', samples: s.dispatcher.alive().map((a, i) => ({ labels: { shard: i }, value: a ? 1 : 0 })) },
   ]);
   send(ctx, 200, body, 'text/plain; version=0.0.4; charset=utf-8');

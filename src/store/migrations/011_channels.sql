@@ -1,8 +1,9 @@
--- Gateway channels (issue 11): a merchant's traffic sources, each with branding, a webhook URL and
--- secret, and a currency mix. Channels are per mode like every other gateway object: a test key
--- sees only test channels. Every merchant has exactly one default channel per mode: created with
--- the merchant (and below for merchants that exist), moved only by promote-default, never paused
--- or deleted (the CHECK), and never two (the partial unique index).
+-- Gateway channels (issue 11; 012 because 011 is the SBP member list of a parallel branch): a
+-- merchant's traffic sources, each with branding, a webhook URL and secret, and a currency mix.
+-- Channels are per mode like every other gateway object: a test key sees only test channels.
+-- Every merchant has exactly one default channel per mode: created with the merchant (and below
+-- for merchants that exist), moved only by promote-default, never paused or deleted (the CHECK),
+-- and never two (the partial unique index).
 CREATE TABLE channels (
   id                         text PRIMARY KEY,
   uuid                       uuid NOT NULL UNIQUE DEFAULT gen_random_uuid(),
