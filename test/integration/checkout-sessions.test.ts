@@ -235,6 +235,15 @@ t.test('the cancel link moves an open session to cancelled through its actor; ca
   t.equal(busy.body.error.code, 'CHECKOUT_NOT_CANCELLABLE');
 });
 
+t.test('test helpers: the gateway one completes a session; the merchant API one does not see it', async (t) => {
+  const r = await create(ok);
+  const merchant = await s.request('POST', `/api/v2/test/payments/${r.body.id}/complete`, { key: m.key, body: { outcome: 'succeeded' } });
+  t.equal(merchant.status, 404, merchant.text);
+  const gw = await s.request('POST', `/v2/test/checkout/${r.body.id}/complete`, { key: sk, body: { outcome: 'failed' } });
+  t.equal(gw.status, 200, gw.text);
+  t.equal((await s.request('GET', `/v2/payments/checkout/${r.body.id}`, { key: sk })).body.status, 'failed');
+});
+
 t.test('sessions expire through the expiry scheduler; expired is final', async (t) => {
   const r = await create(ok);
   await s.db.query("UPDATE payments SET expires_at = now() - interval '1 second' WHERE id = $1", [r.body.id]);
