@@ -7,6 +7,7 @@ import type { Payment } from '../src/domain/payment.js';
 import type { Connectors } from '../src/connectors/index.js';
 import type { InsertOutcome, PaymentUpdate } from '../src/store/payments-repo.js';
 import type { GroupWriter } from './group-writer.js';
+import type { ReplayCache } from '../src/store/replay-cache.js';
 import type { Command, ReplyTo } from './protocol.js';
 
 /** Latest states an actor wrote, by id: only a hint, since every write is version-checked. */
@@ -37,6 +38,8 @@ export interface ActorContext {
   /** Called when a committed change queued webhook deliveries (wakes the local dispatcher). */
   onDeliveries?: () => void;
   payments: PaymentStore;
+  /** The Idempotency-Key replay cache, when this worker reaches the shared store (Redis). */
+  replays?: ReplayCache | null;
 }
 
 export function remember<S>(cache: StateCache<S>, id: string, state: S, now: number): void {

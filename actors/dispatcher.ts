@@ -8,7 +8,8 @@ import { shardOf } from '../src/domain/ids.js';
 import { fail } from '../src/errors.js';
 import type { Logger } from '../src/log.js';
 import type { Payment } from '../src/domain/payment.js';
-import type { Command, FromWorker, Reply, ReplyTo, ToWorker, WorkerInit, WorkerStats } from './protocol.js';
+import { BatchedPort, onBatch } from './batched-port.js';
+import { mailboxOf, type Command, type FromWorker, type Reply, type ReplyTo, type ToWorker, type WorkerInit, type WorkerStats } from './protocol.js';
 
 const WORKER_FILE = fileURLToPath(new URL('./worker.js', import.meta.url));
 
@@ -16,6 +17,7 @@ interface Shard {
   index: number;
   pool: Piscina;
   port: MessagePort;
+  out: BatchedPort<ToWorker>;
   pending: Map<number, (m: FromWorker) => void>;
   task: Promise<unknown>;
   alive: boolean;
@@ -51,8 +53,8 @@ export class Dispatcher {
     pool ??= new Piscina({ filename: this.opts.workerFile ?? WORKER_FILE, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, atomics: 'disabled', concurrentTasksPerWorker: 1 });
     const { port1, port2 } = new MessageChannel();
     const pending = new Map<number, (m: FromWorker) => void>();
-    const shard: Shard = { index, pool, port: port1, pending, task: Promise.resolve(), alive: true };
-    port1.on('message', (m: FromWorker) => {
+    const shard: Shard = { index, pool, port: port1, out: new BatchedPort<ToWorker>(port1), pending, task: Promise.resolve(), alive: true };
+    onBatch<FromWorker>(port1, (m) => {
       if (m.t === 'ask') { this.route(shard, m.rid, m.cmd); return; }
       const done = pending.get(m.rid);
       if (done) { pending.delete(m.rid); done(m); }
@@ -78,17 +80,17 @@ export class Dispatcher {
    */
   private route(from: Shard, rid: number, cmd: Command): void {
     void this.send(cmd).then((reply) => {
-      if (from.alive) from.port.postMessage({ t: 'answer', rid, reply } satisfies ToWorker);
+      if (from.alive) from.out.post({ t: 'answer', rid, reply });
     });
   }
 
-  /** Sends a command to the actor owning `cmd.id` and resolves with its reply. */
+  /** Sends a command to the actor owning `cmd.id` (or to its create's mailbox, see mailboxOf) and resolves with its reply. */
   send<C extends Command>(cmd: C): Promise<ReplyTo<C>> {
     return this.sendAny(cmd) as Promise<ReplyTo<C>>;
   }
 
   private sendAny(cmd: Command): Promise<Reply> {
-    const shard = this.shards[shardOf(cmd.id, this.shards.length)];
+    const shard = this.shards[shardOf(mailboxOf(cmd), this.shards.length)];
     if (this.closing || !shard.alive) return Promise.resolve({ ok: false, failure: { ...fail('service_unavailable'), retryAfterSeconds: 1 } });
     if (shard.pending.size >= this.opts.inflightLimit) {
       return Promise.resolve({ ok: false, failure: { ...fail('service_unavailable', null, 'actor mailbox full'), retryAfterSeconds: 1 } });
@@ -115,7 +117,7 @@ export class Dispatcher {
         }, ms);
         timer.unref();
       }
-      shard.port.postMessage({ t: 'cmd', rid, cmd } satisfies ToWorker);
+      shard.out.post({ t: 'cmd', rid, cmd });
     });
   }
 
@@ -124,20 +126,21 @@ export class Dispatcher {
 
   alive(): boolean[] { return this.shards.map((s) => s.alive); }
 
-  async stats(timeoutMs = 500): Promise<(WorkerStats | null)[]> {
+  /** Each shard's stats (null when it does not answer in time); with `metrics`, its registry too. */
+  async stats(timeoutMs = 500, metrics = false): Promise<(WorkerStats | null)[]> {
     return Promise.all(this.shards.map((s) => new Promise<WorkerStats | null>((resolve) => {
       if (!s.alive) return resolve(null);
       const rid = ++this.rid;
       const t = setTimeout(() => { s.pending.delete(rid); resolve(null); }, timeoutMs);
       s.pending.set(rid, (m) => { clearTimeout(t); resolve((m as Extract<FromWorker, { t: 'stats' }>).stats); });
-      s.port.postMessage({ t: 'stats', rid } satisfies ToWorker);
+      s.out.post({ t: 'stats', rid, metrics } satisfies ToWorker);
     })));
   }
 
   /** Lets every queued command finish, then stops the workers. */
   async close(): Promise<void> {
     this.closing = true;
-    for (const s of this.shards) if (s.alive) s.port.postMessage({ t: 'drain' } satisfies ToWorker);
+    for (const s of this.shards) if (s.alive) s.out.post({ t: 'drain' });
     await Promise.all(this.shards.map((s) => s.task.catch(() => {})));
     await Promise.all(this.shards.map((s) => s.pool.destroy().catch(() => {})));
   }

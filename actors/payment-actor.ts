@@ -2,6 +2,7 @@
 // changes (expiry, forced outcomes). Its checkout and every acquirer call are in checkout-actor.ts.
 // Handlers are plain async functions over the actor context, so tests can run them without threads.
 import { fail } from '../src/errors.js';
+import { toMerchantPayment } from '../src/api/merchant-payment-view.js';
 import { createPayment, transition } from '../src/domain/payment.js';
 import { findPayment } from '../src/store/payments-repo.js';
 import { failpoint } from '../src/failpoints.js';
@@ -15,8 +16,17 @@ export async function handleCreate(ctx: ActorContext, m: CommandOf<'payment.crea
   if (out.kind === 'existing' && out.payment.requestHash !== m.ctx.requestHash) {
     return { ok: false, failure: fail('idempotency_conflict', 'Idempotency-Key') };
   }
-  remember(ctx.payments.cache, out.payment.id, out.payment, ctx.now());
-  return { ok: true, payment: out.payment, replayed: out.kind === 'existing' };
+  // Cached only when the create ran in the payment's own mailbox; a create routed by its key may run on another shard.
+  if (!m.mailbox) remember(ctx.payments.cache, out.payment.id, out.payment, ctx.now());
+  const replayed = out.kind === 'existing';
+  if (!m.answer) return { ok: true, payment: out.payment, replayed };
+  // The merchant API answer, rendered here; a new payment's goes to the replay cache from here too.
+  const p = out.payment;
+  const answer = { status: 201, body: JSON.stringify(toMerchantPayment(p, ctx.publicBaseUrl, p.requestId)), requestId: p.requestId };
+  const { scope, hash } = m.answer;
+  const cached = !replayed && scope !== null && hash !== null && !!ctx.replays;
+  if (cached) ctx.replays!.remember(scope!, hash!, answer);
+  return { ok: true, payment: p, replayed, answer, cached };
 }
 
 export async function handleApply(ctx: ActorContext, m: CommandOf<'payment.apply'>): Promise<ReplyOf<'payment.apply'>> {

@@ -2,6 +2,7 @@
 // has its command union and, per command, the result its reply carries; a failed command travels as
 // data (ApiFailure), never as a thrown, structured-cloned error.
 import type { ApiFailure } from '../src/errors.js';
+import type { StoredAnswer } from '../src/store/replay-cache.js';
 import type { CardSummary, CreateContext, FailureCode, NewPayment, Payment, PaymentCommand } from '../src/domain/payment.js';
 import type { CheckoutState } from '../src/domain/checkout.js';
 import type { CheckedCard } from '../src/domain/card.js';
@@ -9,6 +10,7 @@ import type { RedirectWallet } from '../src/domain/methods.js';
 import type { WebhookConfig } from '../src/config.js';
 import type { DbTimeouts } from '../src/store/db.js';
 import type { Link, LinkCreateContext, NewLink } from '../src/domain/link.js';
+import type { MetricsJson } from './worker-metrics.js';
 import type { FeeSettings } from '../src/domain/money.js';
 import type { Refund } from '../src/domain/refund.js';
 
@@ -21,7 +23,12 @@ export type SubmitAction =
 
 /** Payment aggregate: creation and the plain state changes (expiry, forced outcomes). */
 export type PaymentMessage =
-  | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext }
+  /**
+   * `mailbox`: the idempotency scope of a create with a key (see mailboxOf). `answer`: render the
+   * merchant API answer here (and, for a new payment with a key, write it to the replay cache when
+   * this worker has Redis), so the main thread only sends bytes.
+   */
+  | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext; mailbox?: string; answer?: AnswerRequest }
   /** Plain state changes only: money moves (refunds) go through their own command and the attempt protocol. */
   | { kind: 'payment.apply'; id: string; command: Exclude<PaymentCommand, { type: 'refund' }> };
 
@@ -41,7 +48,7 @@ export type AttemptMessage = { kind: 'attempt.recover'; id: string; attemptId: s
 /** What the link page passes along so that the link actor can create the payment without a lookup. */
 export interface LinkPayContext { fees: FeeSettings; windowSeconds: number; requestId: string; locale: 'az' | 'ru' | 'en' | null }
 export type LinkMessage =
-  | { kind: 'link.create'; id: string; input: NewLink; ctx: LinkCreateContext }
+  | { kind: 'link.create'; id: string; input: NewLink; ctx: LinkCreateContext; mailbox?: string }
   | { kind: 'link.deactivate'; id: string }
   | { kind: 'link.pay'; id: string; amount: number | null; ctx: LinkPayContext };
 export interface LinkResult { link: Link; replayed: boolean }
@@ -59,9 +66,19 @@ export interface RefundResultMsg { refund: Refund; payment: Payment; replayed: b
 
 export type Command = PaymentMessage | CheckoutMessage | AttemptMessage | LinkMessage | RefundMessage;
 export type CommandKind = Command['kind'];
+
+/**
+ * The mailbox (and so the shard) a command runs in: its aggregate's id, except for a create that
+ * carries an Idempotency-Key, which runs in the mailbox of its key's scope: creates with one key
+ * run one after another in one process, and the later ones find the first's committed row.
+ */
+export const mailboxOf = (c: Command): string => ('mailbox' in c && c.mailbox ? c.mailbox : c.id);
 export type CommandOf<K extends CommandKind> = Extract<Command, { kind: K }>;
 
-export interface PaymentResult { payment: Payment; replayed: boolean }
+/** What a create asks its worker to do with its answer: the replay cache's scope and request hash (null without a key). */
+export interface AnswerRequest { scope: string | null; hash: string | null }
+/** `answer`: rendered by the worker when asked; `cached`: the worker wrote it to the replay cache. */
+export interface PaymentResult { payment: Payment; replayed: boolean; answer?: StoredAnswer; cached?: boolean }
 export interface CheckoutResult { payment: Payment; checkout: CheckoutState; replayed: boolean }
 export interface RecoverResult { attemptId: string; outcome: 'settled' | 'abandoned' | 'already_settled' }
 
@@ -88,13 +105,17 @@ export type ReplyTo<C extends Command> = ReplyOf<C['kind']>;
 /** Any reply (as it crosses the thread boundary). */
 export type Reply = ReplyOf<CommandKind>;
 
-export interface WorkerStats { shard: number; mailboxDepth: number; actors: number; processed: number }
+export interface WorkerStats {
+  shard: number; mailboxDepth: number; actors: number; processed: number;
+  /** The worker's prom-client registry as JSON (worker-metrics.ts), when asked for. */
+  metrics?: MetricsJson;
+}
 
 /** Main thread -> worker. `answer` carries the reply to an actor-to-actor `ask` of this worker. */
 export type ToWorker =
   | { t: 'cmd'; rid: number; cmd: Command }
   | { t: 'answer'; rid: number; reply: Reply }
-  | { t: 'stats'; rid: number }
+  | { t: 'stats'; rid: number; metrics?: boolean }
   | { t: 'drain' };
 
 /** Worker -> main thread. `ask` is a command one actor sends another (routed to its shard). */
@@ -116,6 +137,9 @@ export interface WorkerInit {
   mailboxPerIdLimit: number;
   logLevel: string;
   publicBaseUrl: string;
+  /** The replay cache's Redis (null: the front end's in-process store, which only the main thread reaches). */
+  redisUrl?: string | null;
+  kvPrefix?: string;
   /** How long one connector call may take before its outcome is left to recovery. */
   connectorTimeoutMs: number;
   webhooks: WebhookConfig;

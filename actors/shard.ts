@@ -9,12 +9,15 @@ import { createLogger } from '../src/log.js';
 import { createConnectors } from '../src/connectors/index.js';
 import { insertPayments, updatePayments } from '../src/store/payments-repo.js';
 import { KeyedMailbox } from './mailbox.js';
+import { ReplayCache } from '../src/store/replay-cache.js';
+import { BatchedPort, onBatch } from './batched-port.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { onWebhookWake } from './webhook-wakeup.js';
 import { GroupWriter } from './group-writer.js';
+import { workerMetrics } from './worker-metrics.js';
 import { passivate, type ActorContext } from './context.js';
 import type { Handlers } from './handlers.js';
-import type { Command, FromWorker, Reply, ToWorker, WorkerInit } from './protocol.js';
+import { mailboxOf, type Command, type FromWorker, type Reply, type ToWorker, type WorkerInit } from './protocol.js';
 
 const IDLE_MS = 30_000;
 const MAX_ACTORS = 10_000;
@@ -24,7 +27,8 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
     (handlers[cmd.kind] as (ctx: ActorContext, cmd: Command) => Promise<Reply>)(ctx, cmd);
   const log = createLogger(init.logLevel).child({ shard: init.shard });
   const db = createPool(init.databaseUrl, { max: init.poolSize, name: `${init.appName}:w${init.shard}`, timeouts: init.dbTimeouts });
-  const send = (m: FromWorker) => port.postMessage(m);
+  const out = new BatchedPort<FromWorker>(port);
+  const send = (m: FromWorker) => out.post(m);
   const asks = new Map<number, (r: Reply) => void>();
   let askId = 0;
   const writes = { ambiguous: (err: unknown) => !rolledBack(err) };
@@ -35,6 +39,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
       asks.set(rid, resolve as (r: Reply) => void);
       send({ t: 'ask', rid, cmd });
     }),
+    replays: null,
     payments: {
       cache: new Map(),
       creates: new GroupWriter((ps) => insertPayments(db, ps), writes),
@@ -45,20 +50,29 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   let processed = 0;
   const w = init.webhooks;
   const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, timeouts: init.dbTimeouts, relaxedCommit: true });
+  const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb }, () => processed);
   const webhooks = new WebhookDispatcher({
-    db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
-    pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }),
+    db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, allowLoopbackTest: w.allowLoopbackTest, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
+    pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,
   });
   // Woken by the process's LISTEN connection when any process queues deliveries (and by its own commits).
   let stopWake = (): void => {};
   if (w.dispatch) { webhooks.start(); ctx.onDeliveries = () => webhooks.kick(); stopWake = onWebhookWake(() => webhooks.kick()); }
   const sweeper = setInterval(() => passivate(ctx.payments.cache, ctx.now(), IDLE_MS, MAX_ACTORS), 10_000);
 
+  // The replay cache's Redis client is loaded after the shard serves: a worker's first commands do
+  // not wait for it (until then the front end writes the cache).
+  const redisUrl = init.redisUrl;
+  if (redisUrl) {
+    void import('../src/store/kv-redis.js').then(({ RedisKeyValue }) => { ctx.replays = new ReplayCache(new RedisKeyValue(redisUrl, init.kvPrefix ?? '')); })
+      .catch((err: Error) => log.warn({ err }, 'replay cache unavailable on this worker; the front end writes it'));
+  }
+
   return new Promise<string>((resolve) => {
-    port.on('message', (msg: ToWorker) => {
+    onBatch<ToWorker>(port, (msg) => {
       if (msg.t === 'cmd') {
         const { rid, cmd } = msg;
-        const pushed = mailbox.push(cmd.id, async () => {
+        const pushed = mailbox.push(mailboxOf(cmd), async () => {
           let reply: Reply;
           try {
             reply = await execute(ctx, cmd);
@@ -82,7 +96,10 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
         const done = asks.get(msg.rid);
         if (done) { asks.delete(msg.rid); done(msg.reply); }
       } else if (msg.t === 'stats') {
-        send({ t: 'stats', rid: msg.rid, stats: { shard: init.shard, mailboxDepth: mailbox.depth, actors: ctx.payments.cache.size, processed } });
+        const rid = msg.rid;
+        const stats = { shard: init.shard, mailboxDepth: mailbox.depth, actors: ctx.payments.cache.size, processed };
+        if (!msg.metrics) send({ t: 'stats', rid, stats });
+        else void metrics.snapshot().then((m) => send({ t: 'stats', rid, stats: { ...stats, metrics: m } }), () => send({ t: 'stats', rid, stats }));
       } else if (msg.t === 'drain') {
         void (async () => {
           await mailbox.idle();
@@ -91,6 +108,8 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
           await hooksDb.end().catch((err: Error) => log.warn({ err }, 'webhook pool did not close cleanly'));
           clearInterval(sweeper);
           await db.end().catch((err: Error) => log.warn({ err }, 'actor pool did not close cleanly'));
+          await ctx.replays?.close();
+          out.flush();
           port.close();
           resolve('drained');
         })();

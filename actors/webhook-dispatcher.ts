@@ -14,6 +14,7 @@ import { rowToRefund, type RefundRow } from '../src/store/refund-row.js';
 import { toMerchantRefund } from '../src/api/refund-view.js';
 import { activeSecrets, claimDeliveries, gatewayTargetContext, recordAttempt, type ClaimedDelivery } from '../src/store/webhooks-repo.js';
 import { postWebhook, systemResolver, type Resolver } from './webhook-http.js';
+import type { WebhookMetrics } from '../src/metrics/webhooks.js';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -21,6 +22,8 @@ export interface DispatcherConfig {
   db: pg.Pool;
   publicBaseUrl: string;
   allowPrivate: boolean;
+  /** Test-mode events may go to loopback (the embedded default: the developer's own machine). */
+  allowLoopbackTest?: boolean;
   timeoutMs: number;
   leaseMs: number;
   /** Safety-net poll: LISTEN/NOTIFY and this thread's own commits wake the dispatcher sooner. */
@@ -35,6 +38,7 @@ export interface DispatcherConfig {
   random?: () => number;
   resolve?: Resolver;
   log?: Logger;
+  metrics?: WebhookMetrics;
 }
 
 export interface Rendered { body: string; headers: Record<string, string> }
@@ -144,17 +148,36 @@ export class WebhookDispatcher {
       deliveryId: d.id, attempt: d.attempt, startedAt, durationMs: r.durationMs, statusCode: r.statusCode, error: r.error,
       next: { status: next.status, delayMs },
     });
+    this.observe(d, r, next.status, now);
+  }
+
+  /** Counts and logs one recorded attempt (its reason when it failed; never the body or the secret). */
+  private observe(d: ClaimedDelivery, r: { outcome: Outcome; statusCode: number | null; error: string | null; durationMs: number }, next: string, now: number): void {
+    const result = r.outcome.kind === 'success' ? 'success' : r.outcome.kind === 'gone' ? 'gone' : r.statusCode === null && r.durationMs === 0 ? 'refused' : 'failure';
+    const m = this.c.metrics;
+    if (m) {
+      m.attempts.inc({ result });
+      if (next !== 'pending') m.deliveries.inc({ outcome: next });
+      if (next === 'succeeded') m.latency.observe(Math.max(0, now - d.event.createdAt) / 1000);
+    }
+    const line = {
+      deliveryId: d.id, eventId: d.event.id, eventType: d.event.type, merchantId: d.merchantId, attempt: d.attempt,
+      result, status: r.statusCode, durationMs: r.durationMs, next, ...(r.error ? { reason: r.error } : {}),
+    };
+    if (result === 'success') this.c.log?.info(line, 'webhook attempt');
+    else this.c.log?.warn(line, 'webhook attempt failed');
   }
 
   private async post(d: ClaimedDelivery, startedAt: number): Promise<{ outcome: Outcome; statusCode: number | null; error: string | null; durationMs: number }> {
     const failure = (error: string) => ({ outcome: { kind: 'failure' } as Outcome, statusCode: null, error, durationMs: 0 });
     const target = await this.targetOf(d, startedAt);
     if (!target) return failure('no_endpoint: the webhook settings were removed');
-    const check = checkTargetUrl(target.url, { requireHttps: d.event.livemode, allowPrivate: this.c.allowPrivate });
+    const reach = this.c.allowPrivate || (this.c.allowLoopbackTest && !d.event.livemode ? 'loopback' : false);
+    const check = checkTargetUrl(target.url, { requireHttps: d.event.livemode, allowPrivate: reach });
     if (!check.ok) return failure(`${check.rule}: ${check.detail}`);
     const { body, headers } = render(d, target.secrets, startedAt, this.c.publicBaseUrl, target.channelCode);
     if (Buffer.byteLength(body) > MAX_BODY_BYTES) return failure(`body_too_large: over ${MAX_BODY_BYTES} bytes`);
-    const r = await postWebhook(check.url, body, headers, { timeoutMs: this.c.timeoutMs, allowPrivate: this.c.allowPrivate, resolve: this.c.resolve ?? systemResolver });
+    const r = await postWebhook(check.url, body, headers, { timeoutMs: this.c.timeoutMs, allowPrivate: reach, resolve: this.c.resolve ?? systemResolver });
     if (r.status === null) return { outcome: { kind: 'failure' }, statusCode: null, error: r.error, durationMs: r.durationMs };
     return {
       outcome: classifyStatus(r.status, r.retryAfter, this.now()), statusCode: r.status, durationMs: r.durationMs,

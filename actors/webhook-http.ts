@@ -5,7 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { isAllowedAddress } from '../src/domain/address.js';
+import { isAllowedAddress, type PrivateReach } from '../src/domain/address.js';
 
 export type Resolver = (host: string) => Promise<{ address: string; family: number }[]>;
 
@@ -22,7 +22,7 @@ export class AddressRefused extends Error {
   constructor(host: string) { super(`address_not_allowed: ${host} resolves to an address that is not allowed`); }
 }
 
-function checkedLookup(resolve: Resolver, allowPrivate: boolean): LookupFunction {
+function checkedLookup(resolve: Resolver, allowPrivate: PrivateReach): LookupFunction {
   return ((host: string, options: { all?: boolean }, cb: (err: Error | null, address: unknown, family?: number) => void) => {
     resolve(host).then((addrs) => {
       // Every answer must pass: a name that also points inside is refused outright.
@@ -33,7 +33,7 @@ function checkedLookup(resolve: Resolver, allowPrivate: boolean): LookupFunction
   }) as unknown as LookupFunction;
 }
 
-export function postWebhook(url: URL, body: string, headers: Record<string, string>, o: { timeoutMs: number; allowPrivate: boolean; resolve: Resolver }): Promise<PostResult> {
+export function postWebhook(url: URL, body: string, headers: Record<string, string>, o: { timeoutMs: number; allowPrivate: PrivateReach; resolve: Resolver }): Promise<PostResult> {
   const started = performance.now();
   const done = (r: Omit<PostResult, 'durationMs'>): PostResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
   const isHttps = url.protocol === 'https:';

@@ -1,6 +1,8 @@
-// Baseline B: raw single-row autocommit INSERT throughput of the benchmark's Postgres through `pg`,
-// run as a child process. A fixed number of connections each insert in a closed loop (one
-// statement = one transaction); after a warm-up the loops are timed for BENCH_SECONDS.
+// Baseline B, as issue 13 defines it: raw single-row autocommit INSERTs of a 500-byte row (text
+// primary key plus one unique index, like a payment's id and idempotency key) through a named
+// prepared statement on a `pg.Pool` of 64 (BENCH_INSERT_CONNECTIONS), run as a child process: as
+// many closed loops as the pool has connections, each one statement = one transaction; after a
+// warm-up the loops are timed for BENCH_SECONDS.
 // Env: DATABASE_URL (required), BENCH_SECONDS, BENCH_WARMUP_SECONDS, BENCH_INSERT_CONNECTIONS,
 // BENCH_INSERT_TABLE = durable (default: an ordinary WAL-logged table, like the payments table)
 // or temp (a TEMP table per connection: no WAL, commits do not wait for fsync, so it overstates).
@@ -13,18 +15,22 @@ const url = process.env.DATABASE_URL;
 if (!url) throw new Error('DATABASE_URL is required');
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const warmupSeconds = Number(process.env.BENCH_WARMUP_SECONDS ?? 2);
-const connections = Number(process.env.BENCH_INSERT_CONNECTIONS ?? 32);
+const connections = Number(process.env.BENCH_INSERT_CONNECTIONS ?? 64);
 const tableKind = process.env.BENCH_INSERT_TABLE === 'temp' ? 'temp' : 'durable';
 
 const TABLE = 'bench_payment_row';
 const columns = `(
   id text PRIMARY KEY, merchant_id text NOT NULL, amount bigint NOT NULL, currency text NOT NULL,
-  status text NOT NULL, order_id text, created_at timestamptz NOT NULL)`;
+  status text NOT NULL, order_id text, idempotency_key text NOT NULL, payload text NOT NULL, created_at timestamptz NOT NULL,
+  UNIQUE (merchant_id, idempotency_key))`;
 const insert = {
   name: 'bench_insert',
-  text: `INSERT INTO ${TABLE} (id, merchant_id, amount, currency, status, order_id, created_at)
-         VALUES ($1, 'mer_bench', $2, 'AZN', 'pending', $3, now())`,
+  text: `INSERT INTO ${TABLE} (id, merchant_id, amount, currency, status, order_id, idempotency_key, payload, created_at)
+         VALUES ($1, 'mer_bench', $2, 'AZN', 'pending', $3, $4, $5, now())`,
 };
+/** Fills the row to ROW_BYTES of column data (the other columns take about 110 bytes). */
+const ROW_BYTES = 500;
+const PAYLOAD = 'x'.repeat(ROW_BYTES - 110);
 
 let phase: 'warmup' | 'measure' | 'stop' = 'warmup';
 let rows = 0;
@@ -33,12 +39,12 @@ const latenciesMs: number[] = [];
 const prefix = randomBytes(4).toString('hex');
 let seq = 0;
 
-async function loop(client: pg.PoolClient): Promise<void> {
+async function loop(db: pg.Pool | pg.PoolClient): Promise<void> {
   while (phase !== 'stop') {
     const n = seq++;
     const t0 = process.hrtime.bigint();
     try {
-      await client.query({ ...insert, values: [`pay_${prefix}_${n}`, 4900, `order-${n}`] });
+      await db.query({ ...insert, values: [`pay_${prefix}_${String(n).padStart(16, '0')}`, 4900, `order-${n}`, `idem-${prefix}-${n}-${randomBytes(8).toString('hex')}`, PAYLOAD] });
     } catch {
       if (phase === 'measure') failures++;
       continue;
@@ -53,14 +59,21 @@ async function loop(client: pg.PoolClient): Promise<void> {
 async function main(): Promise<void> {
   const pool = new pg.Pool({ connectionString: url, max: connections, connectionTimeoutMillis: 5000 });
   pool.on('error', () => {});
-  if (tableKind === 'durable') await pool.query(`DROP TABLE IF EXISTS ${TABLE}; CREATE TABLE ${TABLE} ${columns}`);
   const clients: pg.PoolClient[] = [];
-  for (let i = 0; i < connections; i++) {
-    const c = await pool.connect();
-    if (tableKind === 'temp') await c.query(`CREATE TEMP TABLE ${TABLE} ${columns}`);
-    clients.push(c);
+  let loops: Promise<void>[];
+  if (tableKind === 'durable') {
+    await pool.query(`DROP TABLE IF EXISTS ${TABLE}; CREATE TABLE ${TABLE} ${columns}`);
+    // The pool as the server uses it: each loop takes any free connection per statement.
+    loops = Array.from({ length: connections }, () => loop(pool));
+  } else {
+    // A TEMP table lives in one connection: each loop keeps its own.
+    for (let i = 0; i < connections; i++) {
+      const c = await pool.connect();
+      await c.query(`CREATE TEMP TABLE ${TABLE} ${columns}`);
+      clients.push(c);
+    }
+    loops = clients.map(loop);
   }
-  const loops = clients.map(loop);
   await new Promise((r) => setTimeout(r, warmupSeconds * 1000));
   phase = 'measure';
   const started = process.hrtime.bigint();

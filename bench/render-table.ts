@@ -1,7 +1,7 @@
 // Turns a results document into tables: Markdown for the README, aligned text for the terminal.
-// CLI: node dist/bench/render-table.js [results.json] [README.md]
-//   results.json defaults to bench/results/latest.json; with README.md, the text between
-//   <!-- bench:start --> and <!-- bench:end --> is replaced; without it the Markdown is printed.
+// CLI: node dist/bench/render-table.js <results.json> [README.md]   (npm run bench:readme -- <results.json> README.md)
+//   results.json is named explicitly (the README says which run it shows); with README.md, the text
+//   between <!-- bench:start --> and <!-- bench:end --> is replaced; without it the Markdown is printed.
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FIGURE_HEADER, TARGET_HEADER, WEBHOOK_HEADER, describeSetup, figureRows, targetRows, webhookRows, type BenchResults } from './results.js';
@@ -27,7 +27,7 @@ export function renderMarkdown(r: BenchResults): string {
   if (r.webhooks) parts.push(`Webhooks: ${webhookCaption(r)}`, '', markdownTable(WEBHOOK_HEADER, webhookRows(r)), '');
   parts.push(markdownTable(TARGET_HEADER, targetRows(r)));
   if (r.flags.length) parts.push('', ...r.flags.map((f) => `- ⚠ ${f}`));
-  parts.push('', '_Measured by `npm run bench`, rendered by bench/render-table.ts: do not edit by hand._');
+  parts.push('', `_Measured by \`npm run bench\` (${r.date}), rendered from its results file by \`npm run bench:readme\`: do not edit by hand._`);
   return parts.join('\n');
 }
 
@@ -69,8 +69,12 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
-  const resultsPath = process.argv[2] ?? fileURLToPath(new URL('../../bench/results/latest.json', import.meta.url));
+  const resultsPath = process.argv[2];
   const readme = process.argv[3];
+  if (!resultsPath) {
+    process.stderr.write('usage: node dist/bench/render-table.js <results.json> [README.md]\n');
+    process.exit(2);
+  }
   try {
     const md = renderMarkdown(JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults);
     if (!readme) process.stdout.write(md + '\n');

@@ -37,8 +37,13 @@ export interface BenchResults {
   pass: boolean;
 }
 
+/**
+ * Issue 13: create ≥ 0.7 × baseline B with p99 < 50 ms; GET ≥ 0.5 × baseline A with one process
+ * and ≥ 0.35 × with two (p99 < 20 ms, issue 8); WORKERS=2 at least as fast as WORKERS=1 on both;
+ * peak RSS < 300 MB.
+ */
 export const TARGETS = {
-  createRatio: 0.5, createP99Ms: 50, getRatio: 0.3, getP99Ms: 20, peakRssMb: 400,
+  createRatio: 0.7, createP99Ms: 50, getRatio: 0.5, get2Ratio: 0.35, getP99Ms: 20, peakRssMb: 300,
   webhookCreateRatio: 0.85, webhookP99Ms: 200, webhookRateShare: 0.95,
 } as const;
 
@@ -50,8 +55,8 @@ export function judge(r: Pick<BenchResults, 'baselines' | 'server' | 'webhooks' 
   const failed = (f: LoadFigures) => f.non2xx + f.errors + f.timeouts;
   if (uws && failed(uws)) flags.push(`baseline A: ${failed(uws)} failed requests`);
   if (insert?.failures) flags.push(`baseline B: ${insert.failures} failed inserts`);
-  const judgeGet = (w: number, name: string, get: LoadFigures, add: (check: string, value: number, target: string, pass: boolean) => void) => {
-    if (uws) add(`${name} req/s ÷ baseline A req/s`, round(get.reqPerSec / uws.reqPerSec), `≥ ${TARGETS.getRatio}`, get.reqPerSec / uws.reqPerSec >= TARGETS.getRatio);
+  const judgeGet = (w: number, name: string, get: LoadFigures, add: (check: string, value: number, target: string, pass: boolean) => void, ratio: number = TARGETS.getRatio) => {
+    if (uws) add(`${name} req/s ÷ baseline A req/s`, round(get.reqPerSec / uws.reqPerSec), `≥ ${ratio}`, get.reqPerSec / uws.reqPerSec >= ratio);
     add(`${name} p99 (ms)`, get.p99, `< ${TARGETS.getP99Ms}`, get.p99 < TARGETS.getP99Ms);
     if (failed(get)) flags.push(`WORKERS=${w} ${name}: ${failed(get)} non-2xx/errors ${JSON.stringify(get.statusCodes)}`);
   };
@@ -80,10 +85,21 @@ export function judge(r: Pick<BenchResults, 'baselines' | 'server' | 'webhooks' 
     }
     add('peak RSS (MB)', rss, `< ${TARGETS.peakRssMb}`, rss < TARGETS.peakRssMb);
   }
+  // More workers must not be slower: each scenario of the largest WORKERS run against the smallest.
+  const byWorkers = [...r.server].sort((a, b) => a.workers - b.workers);
+  const [lo, hi] = [byWorkers[0], byWorkers[byWorkers.length - 1]];
+  if (lo && hi && lo !== hi) {
+    for (const name of ['create', 'get'] as const) {
+      const [a, b] = [lo[name], hi[name]];
+      if (a && b) {
+        targets.push({ workers: hi.workers, check: `${name} req/s WORKERS=${hi.workers} ÷ WORKERS=${lo.workers}`, value: round(b.reqPerSec / a.reqPerSec), target: '≥ 1', pass: b.reqPerSec >= a.reqPerSec });
+      }
+    }
+  }
   const m = r.multiGet;
   if (m) {
     const add = (check: string, value: number, target: string, pass: boolean) => targets.push({ workers: m.workers, check, value, target, pass });
-    judgeGet(m.workers, `get, ${m.processes} processes,`, m.get, add);
+    judgeGet(m.workers, `get, ${m.processes} processes,`, m.get, add, TARGETS.get2Ratio);
     add(`get, ${m.processes} processes, peak RSS per process (MB)`, m.get.peakRssMb, `< ${TARGETS.peakRssMb}`, m.get.peakRssMb < TARGETS.peakRssMb);
   }
   if (r.webhooks) judgeWebhooks(r.webhooks, targets, flags);

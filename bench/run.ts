@@ -1,9 +1,11 @@
 // `npm run bench`: baselines A (bare uWS) and B (raw pg INSERT), then the payments server for each
 // WORKERS value on a fresh database; prints the tables and writes bench/results/<date>.json and
-// latest.json. Env: BENCH_CONNECTIONS (100), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2),
-// BENCH_WORKERS ("1,2"), BENCH_INSERT_CONNECTIONS (32), BENCH_INSERT_TABLE (durable|temp),
+// latest.json, both untracked (git ignores bench/results/): a run leaves no tracked file modified.
+// The README table is rendered from a named results file by `npm run bench:readme -- <file> README.md`.
+// Env: BENCH_CONNECTIONS (100), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2),
+// BENCH_WORKERS ("1,2"), BENCH_INSERT_CONNECTIONS (64), BENCH_INSERT_TABLE (durable|temp),
 // BENCH_QUIET_WAIT_SECONDS (60: how long each scenario waits for the shared CPUs to go idle),
-// BENCH_WEBHOOKS (1; 0 skips the webhook scenario), BENCH_WEBHOOK_WORKERS (2), BENCH_WEBHOOK_RATE (1000),
+// BENCH_RESULTS_DIR (bench/results), BENCH_WEBHOOKS (1; 0 skips the webhook scenario), BENCH_WEBHOOK_WORKERS (2), BENCH_WEBHOOK_RATE (1000),
 // BENCH_WEBHOOK_PACER (steady|autocannon), BENCH_GET2_WORKERS (1: WORKERS of each of the two processes
 // of the get2 scenario), BENCH_ONLY (a comma list of scenarios to run: hello, insert, create, checkout, get, get2,
 // webhooks; a filtered run writes only its dated results file, never latest.json),
@@ -24,7 +26,7 @@ import { stopPaced } from './paced-load.js';
 import { runWebhookScenario, type WebhookRun } from './webhook-scenario.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const RESULTS_DIR = here('../../bench/results');
+const RESULTS_DIR = process.env.BENCH_RESULTS_DIR ? path.resolve(process.env.BENCH_RESULTS_DIR) : here('../../bench/results');
 
 function intEnv(name: string, fallback: number): number {
   const n = Number(process.env[name] ?? fallback);
@@ -36,7 +38,7 @@ const load: LoadParams = {
   connections: intEnv('BENCH_CONNECTIONS', 100), seconds: intEnv('BENCH_SECONDS', 10), warmupSeconds: intEnv('BENCH_WARMUP_SECONDS', 2),
 };
 const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0);
-const insertConnections = intEnv('BENCH_INSERT_CONNECTIONS', 32);
+const insertConnections = intEnv('BENCH_INSERT_CONNECTIONS', 64);
 const insertTable = process.env.BENCH_INSERT_TABLE === 'temp' ? 'temp' : 'durable';
 const quietWaitSeconds = intEnv('BENCH_QUIET_WAIT_SECONDS', 60);
 const SCENARIOS = ['hello', 'insert', 'create', 'checkout', 'get', 'get2', 'webhooks'] as const;
@@ -217,7 +219,10 @@ async function main(): Promise<void> {
   // A partial run (BENCH_ONLY) must not replace the full run the README table is rendered from.
   if (!only) writeFileSync(path.join(RESULTS_DIR, 'latest.json'), json);
   process.stdout.write(renderText(results) + '\n');
-  log(`wrote bench/results/${stamp}.json${only ? ' (BENCH_ONLY: latest.json left as it was)' : ' and bench/results/latest.json'}`);
+  const dated = path.join(RESULTS_DIR, `${stamp}.json`);
+  log(`wrote ${dated}${only ? ' (BENCH_ONLY: latest.json left as it was)' : ` and ${path.join(RESULTS_DIR, 'latest.json')}`}`);
+  const rel = path.relative(process.cwd(), dated);
+  log(`README table: npm run bench:readme -- ${rel.startsWith('..') ? dated : rel} README.md`);
 }
 
 main()

@@ -31,8 +31,6 @@ export interface Config {
   mailboxLimit: number;
   /** Commands queued for one aggregate id beyond which new ones get 503 (one hot id cannot take a shard). */
   mailboxPerIdLimit: number;
-  /** How long an Idempotency-Key's in-flight marker holds the key (the request's deadline). */
-  idempotencyInflightMs: number;
   /** How long one acquirer call may take before its outcome is left to the recovery sweep. */
   connectorTimeoutMs: number;
   /** An attempt with no recorded outcome after this long is recovered (asked of the connector). */
@@ -47,6 +45,8 @@ export interface Config {
   /** Upper bound of a graceful shutdown; what is not done by then is abandoned (and logged). */
   shutdownTimeoutMs: number;
   logLevel: string;
+  /** One info line per answered request (ACCESS_LOG=0 turns it off). */
+  accessLog: boolean;
   metricsPublic: boolean;
   demoMerchant: boolean;
   cardFingerprintKey: string;
@@ -60,6 +60,8 @@ export interface Config {
 export interface WebhookConfig {
   dispatch: boolean;
   allowPrivate: boolean;
+  /** Test-mode events may go to loopback addresses: on the embedded default only (no DATABASE_URL). */
+  allowLoopbackTest?: boolean;
   timeoutMs: number;
   pollMs: number;
   leaseMs: number;
@@ -131,7 +133,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     authCacheMs: int(env, 'AUTH_CACHE_MS', 5000, 0),
     mailboxLimit: int(env, 'MAILBOX_LIMIT', 10000, 1),
     mailboxPerIdLimit: int(env, 'MAILBOX_PER_ID_LIMIT', 100, 1),
-    idempotencyInflightMs: int(env, 'IDEMPOTENCY_INFLIGHT_MS', 30_000, 100),
     connectorTimeoutMs: int(env, 'CONNECTOR_TIMEOUT_MS', 20_000, 1),
     attemptRecoveryAfterMs: int(env, 'ATTEMPT_RECOVERY_AFTER_MS', 60_000, 1),
     attemptRecoveryPollMs: int(env, 'ATTEMPT_RECOVERY_POLL_MS', 1000, 10),
@@ -145,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     actorDeadlineMs: int(env, 'ACTOR_DEADLINE_MS', 8_000, 1),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 100),
     logLevel: env.LOG_LEVEL || 'info',
+    accessLog: flag(env, 'ACCESS_LOG', true),
     metricsPublic: flag(env, 'METRICS_PUBLIC', false),
     demoMerchant,
     cardFingerprintKey: fingerprintKey(env, databaseUrl, demoMerchant),
@@ -153,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: {
       dispatch: flag(env, 'WEBHOOK_DISPATCH', true),
       allowPrivate: flag(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+      allowLoopbackTest: !databaseUrl && flag(env, 'WEBHOOK_LOOPBACK_TEST', true),
       timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100),
       pollMs: int(env, 'WEBHOOK_POLL_MS', 5_000, 10),
       leaseMs: int(env, 'WEBHOOK_LEASE_MS', 60_000, 1000),

@@ -21,7 +21,7 @@ startServer(config, log).then((srv) => {
   ];
   if (srv.demo) {
     lines.push(
-      `  Demo merchant ${srv.demo.merchantId}, test keys (new at every start):`,
+      `  Demo merchant ${srv.demo.merchantId}, test keys${config.databaseUrl ? ' (new at every start)' : ` (kept in ${config.dataDir}, same at every start)`}:`,
       `    merchant API   ${srv.demo.merchantKey}`,
       `    gateway secret ${srv.demo.secretKey}`,
       `    publishable    ${srv.demo.publishableKey}`,

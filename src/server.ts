@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from './config.js';
 import { createLogger, type Logger } from './log.js';
-import { Metrics } from './metrics.js';
+import { Metrics } from './metrics/registry.js';
 import { createPool, processAppName } from './store/db.js';
 import { splitPoolBudget } from './store/pool-budget.js';
 import { withDeadline } from './deadline.js';
@@ -24,6 +24,7 @@ import { Idempotency } from './http/idempotency.js';
 import type { Services } from './http/services.js';
 import { allRoutes } from './http/routes/index.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo.js';
+import { readCredentials, writeCredentials } from './dev-credentials.js';
 import { WebhookDispatcher } from '../actors/webhook-dispatcher.js';
 import { startDueListener } from '../actors/webhook-wakeup.js';
 
@@ -89,19 +90,22 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       databaseUrl, poolSize: budget.worker, hooksPoolSize: budget.hooks, dbTimeouts: config.db, appName,
       mailboxLimit: config.mailboxLimit, mailboxPerIdLimit: config.mailboxPerIdLimit, logLevel: config.logLevel,
       publicBaseUrl: config.publicBaseUrl, connectorTimeoutMs: config.connectorTimeoutMs, webhooks: config.webhooks,
+      redisUrl: config.redisUrl ?? null, kvPrefix: config.kvPrefix,
     },
   });
   const metrics = new Metrics();
-  const adminToken = config.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
+  // The embedded default keeps its generated token and demo keys with its data (dev-credentials.ts).
+  const saved = embedded ? readCredentials(config.dataDir) : null;
+  const adminToken = config.adminToken ?? saved?.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const services: Services = {
     config, adminToken, log, db, kv, dispatcher, metrics, reads,
     webhooks: new WebhookDispatcher({
-      db, publicBaseUrl: config.publicBaseUrl, allowPrivate: config.webhooks.allowPrivate, timeoutMs: config.webhooks.timeoutMs,
+      db, publicBaseUrl: config.publicBaseUrl, allowPrivate: config.webhooks.allowPrivate, allowLoopbackTest: config.webhooks.allowLoopbackTest, timeoutMs: config.webhooks.timeoutMs,
       leaseMs: config.webhooks.leaseMs, pollMs: config.webhooks.pollMs, maxInflight: config.webhooks.concurrency, perEndpoint: config.webhooks.perEndpoint,
-      log: log.child({ component: 'webhooks' }),
+      log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,
     }),
     auth: new Authenticator(db, config.authCacheMs),
-    idempotency: new Idempotency(kv, () => { metrics.kvFailOpen++; }, config.idempotencyInflightMs),
+    idempotency: new Idempotency(kv, () => { metrics.kvFailOpen.inc(); }),
   };
   const app = buildApp(allRoutes, services);
   const listening = await listen(app, config.host, config.port);
@@ -109,8 +113,20 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const recovery = startRecovery(db, dispatcher, { afterMs: config.attemptRecoveryAfterMs, pollMs: config.attemptRecoveryPollMs }, log);
   if (failpointsArmed().length) log.warn({ failpoints: failpointsArmed() }, 'FAILPOINTS set: this process dies on purpose at those points (fault tests only)');
   const listener = budget.listen ? startDueListener({ connectionString: databaseUrl, name: `${appName}:listen`, timeouts: config.db, pingMs: config.webhooks.pollMs, log }) : null;
-  const demo = config.demoMerchant ? await ensureDemoMerchant(db, services.auth, config.publicBaseUrl) : null;
+  const demo = config.demoMerchant ? await ensureDemoMerchant(db, services.auth, config.publicBaseUrl, saved?.demo ?? null) : null;
+  if (embedded) {
+    // An ADMIN_TOKEN given for one start is not written down; the generated one stays.
+    const token = config.adminToken ? saved?.adminToken ?? null : adminToken;
+    try {
+      if (token) writeCredentials(config.dataDir, { adminToken: token, demo: demo ?? saved?.demo ?? null });
+    } catch (err) {
+      log.warn({ err, dataDir: config.dataDir }, 'could not save the development credentials: the next start prints new ones');
+    }
+  }
   const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${listening.port}`;
+  if (config.webhooks.allowLoopbackTest && !config.webhooks.allowPrivate) {
+    log.info('embedded default: test-mode webhooks may go to this machine (loopback: localhost, 127.0.0.1, ::1); live mode never, and never with DATABASE_URL');
+  }
   log.info({ url, workers: config.workers, kv: kv.kind, embeddedPostgres: !!embedded }, 'listening');
 
   // Every step has a deadline inside one overall bound (SHUTDOWN_TIMEOUT_MS), so that a hung

@@ -19,6 +19,8 @@ export interface CommandInput {
   args: Record<string, string>;
   opts: OptionValues;
   client: Client;
+  /** Output while the command runs (long-running commands such as `listen`). */
+  io: { out(text: string): void; err(text: string): void };
 }
 
 export interface Outcome {

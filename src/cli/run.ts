@@ -39,7 +39,7 @@ export async function runCli(argv: string[], env: NodeJS.ProcessEnv, io: Io, com
     if (!/^https?:\/\/[^/]/i.test(baseUrl)) throw new UsageError(`--url must be an http(s) URL, got "${baseUrl}"`);
 
     const client = new Client({ baseUrl, token, timeoutMs: TIMEOUT_MS });
-    const outcome = await parsed.command.run({ args: parsed.args, opts, client });
+    const outcome = await parsed.command.run({ args: parsed.args, opts, client, io });
     if (opts.quiet && outcome.quiet !== undefined) io.out(outcome.quiet + '\n');
     else io.out(JSON.stringify(outcome.data, null, 2) + '\n');
     return outcome.ok === false ? EXIT_API : EXIT_OK;

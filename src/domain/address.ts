@@ -13,7 +13,15 @@ export type UrlCheck =
       rule: 'url_malformed' | 'scheme_not_allowed' | 'https_required' | 'credentials_not_allowed'
         | 'host_not_allowed' | 'address_not_allowed';
       detail: string;
+      /** Refused only because the host is local or private: allowed with WEBHOOK_ALLOW_PRIVATE. */
+      privateOk?: boolean;
     };
+
+/**
+ * Which non-public addresses may be reached: none (false), loopback only ('loopback': test-mode
+ * webhooks on the embedded default, to the developer's own machine), or loopback and private (true).
+ */
+export type PrivateReach = boolean | 'loopback';
 
 type IpLiteral = { family: 4 | 6; bytes: number[] };
 
@@ -23,8 +31,8 @@ const MAX_URL_LENGTH = 2048;
 // server when allowPrivate is on. Link-local, metadata and the rest stay refused in every mode.
 const PRIVATE_OK: ReadonlySet<AddressClass> = new Set(['loopback', 'private', 'cgnat', 'ula']);
 
-const allowedClass = (c: AddressClass, allowPrivate: boolean): boolean =>
-  c === 'public' || (allowPrivate && PRIVATE_OK.has(c));
+const allowedClass = (c: AddressClass, allowPrivate: PrivateReach): boolean =>
+  c === 'public' || (allowPrivate === true && PRIVATE_OK.has(c)) || (allowPrivate === 'loopback' && c === 'loopback');
 
 // Each IPv4 part the way inet_aton and WHATWG read it: 0x.. hex, a leading 0 octal, else decimal.
 function v4Part(p: string): number | null {
@@ -197,7 +205,7 @@ export function classifyIp(host: string): AddressClass | null {
 }
 
 // A non-literal fails closed: this is meant for addresses that came back from DNS.
-export function isAllowedAddress(ip: string, allowPrivate: boolean): boolean {
+export function isAllowedAddress(ip: string, allowPrivate: PrivateReach): boolean {
   const cls = classifyIp(ip);
   return cls !== null && allowedClass(cls, allowPrivate);
 }
@@ -214,10 +222,10 @@ function rawHost(raw: string): string {
   try { return decodeURIComponent(host).toLowerCase(); } catch { return host.toLowerCase(); }
 }
 
-const refuse = (rule: Extract<UrlCheck, { ok: false }>['rule'], detail: string): UrlCheck =>
-  ({ ok: false, rule, detail });
+const refuse = (rule: Extract<UrlCheck, { ok: false }>['rule'], detail: string, privateOk = false): UrlCheck =>
+  (privateOk ? { ok: false, rule, detail, privateOk } : { ok: false, rule, detail });
 
-export function checkTargetUrl(raw: string, opts: { requireHttps: boolean; allowPrivate: boolean }): UrlCheck {
+export function checkTargetUrl(raw: string, opts: { requireHttps: boolean; allowPrivate: PrivateReach }): UrlCheck {
   if (raw.length > MAX_URL_LENGTH) return refuse('url_malformed', `longer than ${MAX_URL_LENGTH} characters`);
   // WHATWG silently drops tabs and newlines and treats "\" as "/"; other parsers do not, so a URL
   // that depends on either could point somewhere else downstream.
@@ -232,13 +240,13 @@ export function checkTargetUrl(raw: string, opts: { requireHttps: boolean; allow
   const name = hostname.replace(/\.+$/, ''); // "localhost." is still localhost
   if (name === '') return refuse('host_not_allowed', 'empty host');
   if (INTERNAL_NAME.test(name)) return refuse('host_not_allowed', `${name} is an internal name`);
-  if (LOCALHOST_NAME.test(name) && !opts.allowPrivate) return refuse('host_not_allowed', `${name} is a local name`);
+  if (LOCALHOST_NAME.test(name) && !opts.allowPrivate) return refuse('host_not_allowed', `${name} is a local name`, true);
 
   let ip: string | null = null;
   for (const candidate of [hostname, rawHost(raw)]) {
     const cls = classifyIp(candidate);
     if (cls === null) continue;
-    if (!allowedClass(cls, opts.allowPrivate)) return refuse('address_not_allowed', `${candidate} is not allowed (${cls})`);
+    if (!allowedClass(cls, opts.allowPrivate)) return refuse('address_not_allowed', `${candidate} is not allowed (${cls})`, PRIVATE_OK.has(cls));
     if (candidate === hostname) ip = hostname.replace(/^\[|\]$/g, '');
   }
   return { ok: true, url, host: hostname, ip };

@@ -63,7 +63,7 @@ async function countKey(ctx: Ctx, s: Services, principal: Principal): Promise<Ap
 
 function noteFailOpen(ctx: Ctx, s: Services, rate: RateDecision): void {
   if (!rate.failedOpen) return;
-  s.metrics.kvFailOpen++;
+  s.metrics.kvFailOpen.inc();
   s.log.warn({ requestId: ctx.requestId }, 'rate limit store unreachable; request let through');
 }
 
@@ -184,7 +184,19 @@ function paramCount(pattern: string): number {
 export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
   const app = uWS.App();
   setBodyMemoryLimit(s.config.bodyMemoryLimitBytes);
-  observeSent((ctx) => s.metrics.observe(ctx.route, ctx.method, ctx.status, (performance.now() - ctx.startedAt) / 1000));
+  const accessLog = s.config.accessLog && s.log.isLevelEnabled('info');
+  observeSent((ctx) => {
+    const seconds = (performance.now() - ctx.startedAt) / 1000;
+    s.metrics.observe(ctx.route, ctx.method, ctx.status, seconds);
+    // After the answer is written: one line per request, route pattern only (never the path, the
+    // query or a header: ids, keys and card data stay out); failures carry their code as the reason.
+    if (accessLog) {
+      s.log.info({
+        method: ctx.method, route: ctx.route, status: ctx.status, ms: Math.round(seconds * 10_000) / 10, requestId: ctx.requestId,
+        merchantId: (ctx.auth as Principal | null)?.merchant.id, reason: ctx.code, aborted: ctx.aborted || undefined,
+      }, 'request');
+    }
+  });
 
   const byPath = new Map<string, Route[]>();
   for (const r of routes) byPath.set(r.path, [...(byPath.get(r.path) ?? []), r]);

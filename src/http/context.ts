@@ -31,6 +31,8 @@ export interface Ctx {
   gatewayKeyed?: boolean;
   /** Filled by the auth step. */
   auth: unknown;
+  /** The error code of a failure answer (the access log's reason). */
+  code?: string;
   /** The framing is ambiguous (Content-Length repeated): answered 400 and the connection closed. */
   malformed: boolean;
   /** Close the connection after the answer (a refused body that would not end). */

@@ -1,30 +1,26 @@
-// The idempotency step every create uses (payments today; refunds, links, sessions, payouts next).
-// Redis answers fast (a replay, or "in flight"); Postgres is the arbiter: the key sits on the
-// created row under a unique index, so a lost, flushed or stale Redis record never creates twice,
-// and an in-flight marker left by a process that died is checked against Postgres before anyone
-// is told to wait.
+// The idempotency step every create uses (payments, refunds, links; sessions and payouts next).
+// No Redis round trip before the create: Postgres is the arbiter (the key on the created row under
+// a unique index), and the actor that creates answers "created" or "existing" (a replay, or a
+// conflict when the request differs). Creates with one key are routed to one mailbox (see
+// `mailboxOf` in actors/protocol.ts), so a second request while the first runs waits for it and is
+// answered as its replay; across processes the unique index makes the second insert wait for the
+// first's commit. Redis keeps the first answer for byte-for-byte replays, written after the commit.
 import { fail, type ApiFailure } from '../errors.js';
 import { failpoint } from '../failpoints.js';
 import type { Ctx } from './context.js';
-import { Idempotency, requestHash, validIdempotencyKey, type IdempotentKind } from './idempotency.js';
+import { Idempotency, requestHash, validIdempotencyKey, type IdempotentKind, type StoredAnswer } from './idempotency.js';
 import { sendFailure, sendJson } from './reply.js';
 import type { Services } from './services.js';
 
-/** An answer as first given: replayed byte for byte, with the request id that produced it. */
-export interface StoredAnswer { status: number; body: string; requestId: string }
+export type { StoredAnswer };
 
-export interface IdempotentRequest {
-  /** The Idempotency-Key header (already validated), or null for a create without one. */
-  key: string | null;
-  /** Redis scope of the key (merchant, mode, key) and the hash of what the request asks for. */
-  scope: string;
-  hash: string;
-  /** The committed answer for this key in Postgres, with the hash of the request that made it. */
-  committed(): Promise<(StoredAnswer & { hash: string }) | null>;
-}
-
-/** The Idempotency-Key of a create, its Redis scope and the hash of what the request asks for. */
+/** The Idempotency-Key of a create, its scope (merchant, mode, kind, key) and the hash of what the request asks for. */
 export interface IdempotencyOf { key: string | null; scope: string; hash: string }
+
+export interface IdempotentRequest extends IdempotencyOf {
+  /** No longer called: the actor's insert finds the committed row. Kept so that routes written against the earlier step still compile. */
+  committed?(): Promise<(StoredAnswer & { hash: string }) | null>;
+}
 
 /** Reads and checks the Idempotency-Key header once for every create: the key, its scope and the request hash, or the 400. */
 export function idempotencyOf(ctx: Ctx, owner: { merchantId: string; livemode: boolean }, kind: IdempotentKind, path: string, body: unknown): IdempotencyOf | ApiFailure {
@@ -34,7 +30,12 @@ export function idempotencyOf(ctx: Ctx, owner: { merchantId: string; livemode: b
   return { key, scope: Idempotency.scope(owner.merchantId, owner.livemode, kind, key), hash: requestHash('POST', path, body) };
 }
 
-export type CreateOutcome = { answer: StoredAnswer; replayed: boolean } | { failure: ApiFailure };
+/** The mailbox a create runs in: its idempotency scope when it has a key (one at a time per key), else its own id. */
+export const createMailbox = (idem: IdempotencyOf): string | undefined => (idem.key === null ? undefined : idem.scope);
+
+/** `replayed`: the actor found the key already used by an identical request (Postgres arbitrated). */
+/** `cached`: the worker already wrote the answer to the replay cache. */
+export type CreateOutcome = { answer: StoredAnswer; replayed: boolean; cached?: boolean } | { failure: ApiFailure };
 
 export function replay(ctx: Ctx, a: StoredAnswer): void {
   // The first answer again, byte for byte; X-Request-Id names the request that produced it.
@@ -43,32 +44,24 @@ export function replay(ctx: Ctx, a: StoredAnswer): void {
   sendJson(ctx, a.status, a.body, [['Idempotent-Replayed', 'true'], ['X-Request-Id', a.requestId], ['Original-Request', a.requestId]]);
 }
 
-/** Runs `create` at most once per key, answering replays, conflicts and in-flight keys in the envelope. */
+/** Runs `create` (whose actor arbitrates the key in Postgres), answering replays and conflicts in the envelope. */
 export async function runIdempotent(ctx: Ctx, s: Services, req: IdempotentRequest, create: () => Promise<CreateOutcome>): Promise<void> {
   if (req.key === null) {
     const out = await create();
     return 'failure' in out ? sendFailure(ctx, out.failure) : sendJson(ctx, out.answer.status, out.answer.body);
   }
-  const begin = await s.idempotency.begin(req.scope, req.hash);
-  if (begin.kind === 'conflict') return sendFailure(ctx, fail('idempotency_conflict', 'Idempotency-Key'));
-  if (begin.kind === 'replay') return replay(ctx, begin);
-  if (begin.kind === 'in_flight') {
-    // Another request holds the key, or held it and died: Postgres knows whether it committed.
-    const done = await req.committed();
-    if (!done) return sendFailure(ctx, { ...fail('idempotency_key_in_use', 'Idempotency-Key'), retryAfterSeconds: 1 });
-    if (done.hash !== req.hash) return sendFailure(ctx, fail('idempotency_conflict', 'Idempotency-Key'));
-    await s.idempotency.complete(req.scope, req.hash, done.status, done.body, done.requestId);
-    return replay(ctx, done);
-  }
-  failpoint('after-idempotency-claim');
+  failpoint('after-idempotency-claim'); // the name of the point before the create (no claim is made any more)
   const out = await create();
-  if ('failure' in out) {
-    // Nothing is known to be committed under the key: let a retry run (Postgres still arbitrates).
-    await s.idempotency.abandon(req.scope);
-    return sendFailure(ctx, out.failure);
+  if ('failure' in out) return sendFailure(ctx, out.failure);
+  if (!out.replayed) {
+    if (!out.cached) s.idempotency.remember(req.scope, req.hash, out.answer);
+    return sendJson(ctx, out.answer.status, out.answer.body);
   }
-  await s.idempotency.complete(req.scope, req.hash, out.answer.status, out.answer.body, out.answer.requestId);
-  return out.replayed ? replay(ctx, out.answer) : sendJson(ctx, out.answer.status, out.answer.body);
+  // A replay: the first answer as given when Redis still has it, else rendered from the committed row.
+  const first = await s.idempotency.recall(req.scope, req.hash);
+  if (first) return replay(ctx, first);
+  s.idempotency.remember(req.scope, req.hash, out.answer);
+  return replay(ctx, out.answer);
 }
 
 export { Idempotency };

@@ -33,6 +33,7 @@ export function renderFailure(ctx: Ctx, f: ApiFailure): { status: number; body: 
 
 export function sendFailure(ctx: Ctx, f: ApiFailure, headers: [string, string][] = []): void {
   const { status, body } = renderFailure(ctx, f);
+  ctx.code = f.detail && status < 500 ? `${f.code}: ${f.detail}` : f.code;
   const h = [...headers];
   if (f.retryAfterSeconds !== undefined) h.push(['Retry-After', String(f.retryAfterSeconds)]);
   // A body refused unread is discarded by uWS up to its framed end, so the client can still read

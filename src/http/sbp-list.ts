@@ -74,7 +74,7 @@ async function load(s: Services): Promise<SbpMember[]> {
 /** The active members (popular first, then display order); an empty list on any error or past the deadline. */
 export async function activeSbpMembers(s: Services): Promise<SbpList> {
   const r = await withDeadline(load(s), s.config.sbpLookupDeadlineMs);
-  if (r.timedOut || r.error !== undefined) s.metrics.sbpListFailOpen++;
+  if (r.timedOut || r.error !== undefined) s.metrics.sbpListFailOpen.inc();
   if (r.timedOut) {
     s.log.warn({ deadlineMs: s.config.sbpLookupDeadlineMs }, 'SBP member lookup passed its deadline; answering an empty list');
     return { members: [], failedOpen: true };

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { KeyValue } from '../store/kv.js';
-import type { Metrics } from '../metrics.js';
+import type { Metrics } from '../metrics/registry.js';
 import type { Dispatcher } from '../../actors/dispatcher.js';
 import type { Authenticator } from './auth.js';
 import type { Idempotency } from './idempotency.js';

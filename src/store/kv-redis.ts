@@ -13,24 +13,31 @@ import { Redis, Cluster } from 'ioredis';
 import calculateSlot from 'cluster-key-slot';
 import { withDeadline } from '../deadline.js';
 import { Breaker, DEFAULT_BREAKER, KvUnavailableError, type BreakerOptions } from './kv-breaker.js';
-import type { KeyValue } from './kv.js';
+import type { KeyValue, RateLease } from './kv.js';
 
-/** Bound of one operation, every retry included. */
-export const KV_TIMEOUT_MS = 500;
+/**
+ * Bound of one operation, every retry included: Redis's own command timeout. (500 ms let rate-limit
+ * leases fail open on a merely slow, overloaded Redis; the breaker keeps a dead node's cost to the
+ * first few calls either way.)
+ */
+export const KV_TIMEOUT_MS = 1000;
 
-const RATE_HIT = `
-local c = redis.call('INCR', KEYS[1])
-if c == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+// ARGV: window ms, units wanted, limit. The counter never exceeds the limit.
+const RATE_LEASE = `
+local c = tonumber(redis.call('GET', KEYS[1]) or '-1')
+if c < 0 then redis.call('SET', KEYS[1], 0, 'PX', ARGV[1]); c = 0 end
+local g = math.min(tonumber(ARGV[2]), tonumber(ARGV[3]) - c)
+if g > 0 then redis.call('INCRBY', KEYS[1], g) else g = 0 end
 local t = redis.call('PTTL', KEYS[1])
 if t < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); t = tonumber(ARGV[1]) end
-return {c, t}`;
+return {c, g, t}`;
 
 const SET_IF_ABSENT = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
 return redis.call('GET', KEYS[1]) or ''`;
 
 interface Scripts {
-  rateHit(key: string, windowMs: number): Promise<[number, number]>;
+  rateLease(key: string, windowMs: number, want: number, limit: number): Promise<[number, number, number]>;
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
 }
 type Client = (Redis | Cluster) & Scripts;
@@ -87,7 +94,7 @@ export class RedisKeyValue implements KeyValue {
     }) : null;
     const client = (this.cluster ?? new Redis(url, nodeOpts)) as Client;
     client.on('error', () => {}); // reconnects by itself; callers see command errors and fail open
-    client.defineCommand('rateHit', { numberOfKeys: 1, lua: RATE_HIT });
+    client.defineCommand('rateLease', { numberOfKeys: 1, lua: RATE_LEASE });
     client.defineCommand('setIfAbsent', { numberOfKeys: 1, lua: SET_IF_ABSENT });
     this.client = client;
   }
@@ -135,9 +142,9 @@ export class RedisKeyValue implements KeyValue {
     return [...this.breakers].filter(([, b]) => b.state !== 'closed').map(([n]) => n);
   }
 
-  async rateHit(key: string, windowMs: number) {
-    const [count, ttlMs] = await this.guarded(key, () => this.client.rateHit(key, windowMs));
-    return { count: Number(count), ttlMs: Number(ttlMs) };
+  async rateLease(key: string, windowMs: number, want: number, limit: number): Promise<RateLease> {
+    const [before, granted, ttlMs] = await this.guarded(key, () => this.client.rateLease(key, windowMs, want, limit));
+    return { before: Number(before), granted: Number(granted), ttlMs: Number(ttlMs) };
   }
 
   async setIfAbsent(key: string, value: string, ttlMs: number) {
@@ -155,15 +162,17 @@ export class RedisKeyValue implements KeyValue {
    * says nothing about the slots of a dead one). Also false while a breaker is open.
    */
   async ping() {
-    if (this.openNodes().length) return false;
-    const bounded = async (p: Promise<unknown>) => { const r = await withDeadline(p, this.timeoutMs); return !r.timedOut && r.error === undefined ? r.value : undefined; };
-    if (!this.cluster) return (await bounded(this.client.ping())) === 'PONG';
+    // Through the breakers: a node whose breaker is open answers false at once, and once its pause is
+    // over the health check itself is the probe that closes it (an idle server must not report kv
+    // down until some request happens to touch Redis).
+    const asked = async (key: string, op: () => Promise<unknown>) => { try { return await this.guarded(key, op); } catch { return undefined; } };
+    if (!this.cluster) return (await asked('health', () => this.client.ping())) === 'PONG';
     const slots = this.cluster.slots;
     if (slots.length < 16384) return false;
     const owners = new Set<string>();
     for (let s = 0; s < 16384; s++) { const o = slots[s]?.[0]; if (!o) return false; owners.add(o); }
-    const answers = await Promise.all([...owners].map((o) => bounded(this.client.exists(this.probeKey(o)))));
-    return answers.every((a) => typeof a === 'number');
+    const answers = await Promise.all([...owners].map((o) => { const k = this.probeKey(o); return asked(k, () => this.client.exists(k)); }));
+    return answers.every((a) => typeof a === 'number') && this.openNodes().length === 0;
   }
 
   /** A key (without the prefix) that hashes to a slot `owner` serves. */

@@ -2,10 +2,16 @@
 // an in-process map for the single-process default. Callers treat every failure as "Redis is
 // down" and fall back to Postgres or fail open; nothing durable lives here.
 
+export interface RateLease { before: number; granted: number; ttlMs: number }
+
 export interface KeyValue {
   readonly kind: 'redis' | 'memory';
-  /** Increments a fixed-window counter; the window starts with the first hit. */
-  rateHit(key: string, windowMs: number): Promise<{ count: number; ttlMs: number }>;
+  /**
+   * Leases up to `want` units of a fixed window's allowance atomically: the counter (which starts
+   * its window at the first lease) never goes past `limit`. Returns the count before the lease, the
+   * units granted (0 once the window is spent) and the window's time left.
+   */
+  rateLease(key: string, windowMs: number, want: number, limit: number): Promise<RateLease>;
   /** Stores value only if the key is absent; returns null when stored, else the value already there. */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
   set(key: string, value: string, ttlMs: number): Promise<void>;

@@ -6,12 +6,15 @@ export interface PaymentRow {
   amount_refunded: number; fee: number; net: number; charged: Payment['charged']; order_id: string | null;
   description: string | null; metadata: Record<string, string>; method: string | null; customer: Payment['customer'];
   card: Payment['card']; failure: Payment['failure']; return_url: string | null; locale: string | null; source: string;
-  created_at: Date | string; paid_at: Date | string | null; expires_at: Date | string; updated_at: Date | string;
+  created_at: Stamp; paid_at: Stamp | null; expires_at: Stamp; updated_at: Stamp;
   version: number; request_id: string; idempotency_key: string | null; request_hash: string | null;
   pending_attempt?: string | null; link_id?: string | null; channel_id?: string | null; session?: Payment['session'];
 }
 
-const ms = (v: Date | string): number => (v instanceof Date ? v.getTime() : Date.parse(v));
+/** A timestamptz as pg gives it: a Date by default, epoch ms through MS_TIMESTAMPS (timestamps.ts), text in JSON copies. */
+type Stamp = Date | string | number;
+
+const ms = (v: Stamp): number => (typeof v === 'number' ? v : v instanceof Date ? v.getTime() : Date.parse(v));
 
 export function rowToPayment(r: PaymentRow): Payment {
   return {

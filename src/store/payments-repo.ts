@@ -40,7 +40,24 @@ export type InsertOutcome =
  * that payment alone could not be resolved (a failed follow-up lookup fails only its own row: the
  * others are committed and answered as such).
  */
-export async function insertPayments(db: pg.Pool, ps: Payment[]): Promise<(InsertOutcome | Error)[]> {
+export async function insertPayments(db: pg.Pool, given: Payment[]): Promise<(InsertOutcome | Error)[]> {
+  // Rows go in idempotency-key order: two processes' groups that share keys then take the keys'
+  // index locks in one order and wait on each other instead of deadlocking.
+  const order = given.map((_, i) => i).sort((a, b) => keyOrder(given[a], given[b]));
+  const ps = order.map((i) => given[i]);
+  const sorted = await insertSorted(db, ps);
+  const outcomes = new Array<InsertOutcome | Error>(given.length);
+  order.forEach((i, j) => { outcomes[i] = sorted[j]; });
+  return outcomes;
+}
+
+const keyOrder = (a: Payment, b: Payment): number => {
+  const ka = a.idempotencyKey === null ? '' : `${a.merchantId}\u0000${a.livemode}\u0000${a.idempotencyKey}`;
+  const kb = b.idempotencyKey === null ? '' : `${b.merchantId}\u0000${b.livemode}\u0000${b.idempotencyKey}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+};
+
+async function insertSorted(db: pg.Pool, ps: Payment[]): Promise<(InsertOutcome | Error)[]> {
   const values: unknown[] = [];
   for (const p of ps) values.push(...paymentToParams(p));
   values.push(ps.map((p) => p.id), ps.map(() => eventId()));

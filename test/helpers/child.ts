@@ -15,13 +15,15 @@ export function startChild(env: Record<string, string>, timeoutMs = 30_000): Pro
   const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`server did not start:\n${out}`)); }, timeoutMs);
+    let listening = false;
     const onData = (d: Buffer) => {
       out += d.toString();
+      if (listening) return; // the output keeps growing (access log): parse it only until the start
       for (const line of out.split('\n')) {
         if (!line.startsWith('{')) continue;
         try {
           const j = JSON.parse(line);
-          if (j.msg === 'listening') { clearTimeout(timer); resolve({ proc, url: j.url, exited, output: () => out }); return; }
+          if (j.msg === 'listening') { listening = true; clearTimeout(timer); resolve({ proc, url: j.url, exited, output: () => out }); return; }
         } catch { /* partial line */ }
       }
     };

@@ -26,7 +26,7 @@ t.test('metrics: request counts by route and status, latency histogram, actor ga
   t.match(r.headers.get('content-type'), /text\/plain/);
   t.match(r.text, /http_requests_total\{method="POST",route="\/api\/v2\/payments",status="201"\} 1/);
   t.match(r.text, /http_requests_total\{method="POST",route="\/api\/v2\/payments",status="422"\} 1/);
-  t.match(r.text, /http_request_duration_seconds_bucket\{method="POST",route="\/api\/v2\/payments",le="\+Inf"\} 2/);
+  t.match(r.text, /http_request_duration_seconds_bucket\{le="\+Inf",method="POST",route="\/api\/v2\/payments"\} 2/);
   for (const name of ['actor_mailbox_depth', 'actor_count', 'worker_queue', 'worker_alive', 'kv_fail_open_total']) t.match(r.text, new RegExp(`^# TYPE ${name} `, 'm'));
   t.match(r.text, /worker_alive\{shard="1"\} 1/);
 });

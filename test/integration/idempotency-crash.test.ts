@@ -12,7 +12,7 @@ if (!PG_URL) {
   process.exit(0);
 }
 
-const cluster = await startCluster(t, 'idc', { IDEMPOTENCY_INFLIGHT_MS: '1500' });
+const cluster = await startCluster(t, 'idc');
 const { db } = cluster;
 const start = cluster.start;
 async function call(c: Child, method: string, p: string, key: string, body?: unknown, idem?: string) {

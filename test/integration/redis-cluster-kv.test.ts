@@ -35,9 +35,9 @@ t.test('a three-master Redis Cluster', { skip: redisClusterMissing() }, async (t
       t.equal(await kv.setIfAbsent(k, 'second', 10_000), 'first', `${k} kept`);
       await kv.set(`${k}:v`, 'v', 10_000);
       t.equal(await kv.get(`${k}:v`), 'v');
-      const a = await kv.rateHit(`rl:${k}`, 60_000);
-      const b = await kv.rateHit(`rl:${k}`, 60_000);
-      t.same([a.count, b.count], [1, 2], `rate counter of ${k}`);
+      const a = await kv.rateLease(`rl:${k}`, 60_000, 2, 3);
+      const b = await kv.rateLease(`rl:${k}`, 60_000, 2, 3);
+      t.same([a.before, a.granted, b.before, b.granted], [0, 2, 2, 1], `rate lease of ${k} never past the limit`);
       t.ok(b.ttlMs > 0 && b.ttlMs <= 60_000);
       await kv.del(k);
       t.equal(await kv.get(k), null);

@@ -103,7 +103,7 @@ t.test('a process killed (SIGKILL) after the bank refunded: recovered with exact
 
 t.test('a process killed after recording the refund, before the bank call: dropped, nothing returned, the retry refunds once', async (t) => {
   // The dead process's in-flight idempotency marker holds the key for its life (then Postgres decides).
-  const c = await cluster.start({ FAILPOINTS: 'after-attempt-recorded:kill', IDEMPOTENCY_INFLIGHT_MS: '1000' });
+  const c = await cluster.start({ FAILPOINTS: 'after-attempt-recorded:kill' });
   const id = await paidPayment(5000);
   const idem = `early-${id}`;
   await t.rejects(call(c, 'POST', `/api/v2/payments/${id}/refunds`, key, { amount: 1000 }, { 'idempotency-key': idem }));

@@ -54,7 +54,7 @@ async function metric(rig: Rig, replica: number, name: string): Promise<number> 
 t.test('scale-out rig: 3 processes behind nginx on a Redis Cluster', { skip: rigMissing() }, async (t) => {
   const rig = await startRig({
     replicas: 3,
-    env: { PAYMENT_WINDOW_SECONDS: String(WINDOW_S), EXPIRY_POLL_MS: '200', WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '500', PG_POOL_MAX: '8', IDEMPOTENCY_INFLIGHT_MS: '5000' },
+    env: { PAYMENT_WINDOW_SECONDS: String(WINDOW_S), EXPIRY_POLL_MS: '200', WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '500', PG_POOL_MAX: '8' },
   });
   t.teardown(() => rig.close());
 

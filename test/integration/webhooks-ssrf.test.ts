@@ -8,7 +8,8 @@ import { insertEventWithDelivery, upsertSettings } from '../../src/store/webhook
 import { startTestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 
-const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0' }); // WEBHOOK_ALLOW_PRIVATE is off
+// WEBHOOK_ALLOW_PRIVATE is off, and so is the embedded default's loopback allowance for test mode.
+const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0', WEBHOOK_LOOPBACK_TEST: '0' });
 const rx = await startReceiver();
 t.teardown(() => rx.close());
 const port = new URL(rx.url).port;
@@ -22,6 +23,8 @@ t.test('literal internal addresses are refused at save, in every spelling', asyn
     t.equal(r.status, 422, h);
     t.equal(r.body.error.code, 'webhook_url_invalid', h);
     t.match(r.body.error.message, /(address_not_allowed|host_not_allowed)/, `${h}: the rule is named`);
+    if (/^(127|10\.|172|192|100|\[::1|\[fd|localhost|\[::ffff|2130|0x7f|0177)/.test(h)) t.match(r.body.error.message, /WEBHOOK_ALLOW_PRIVATE/, `${h}: names the setting that allows it`);
+    else t.notMatch(r.body.error.message, /WEBHOOK_ALLOW_PRIVATE/, `${h}: refused in every mode`);
   }
   t.equal(rx.received.length, 0, 'nothing was contacted');
 });

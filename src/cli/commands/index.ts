@@ -1,8 +1,9 @@
 // Every command of the CLI. A new resource group is one file in this folder and one line here.
 import type { Command } from '../command.js';
 import { keyCommands } from './keys.js';
+import { listenCommands } from './listen.js';
 import { merchantCommands } from './merchants.js';
 import { systemCommands } from './system.js';
 import { webhookCommands } from './webhooks.js';
 
-export const COMMANDS: readonly Command[] = [...merchantCommands, ...keyCommands, ...webhookCommands, ...systemCommands];
+export const COMMANDS: readonly Command[] = [...merchantCommands, ...keyCommands, ...webhookCommands, ...listenCommands, ...systemCommands];

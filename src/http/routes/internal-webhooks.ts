@@ -38,8 +38,13 @@ async function putSettings(ctx: Ctx, s: Services, raw: unknown) {
   if (!(await merchantOr404(ctx, s))) return;
   const b = v.value;
   // Saved URLs are checked as written; the address they resolve to is checked again at delivery.
-  const check = checkTargetUrl(b.url, { requireHttps: false, allowPrivate: s.config.webhooks.allowPrivate });
-  if (!check.ok) return sendFailure(ctx, fail('webhook_url_invalid', 'url', `${check.rule}: ${check.detail}`));
+  // On the embedded default a loopback URL is accepted: only test-mode events are sent to it.
+  const w = s.config.webhooks;
+  const check = checkTargetUrl(b.url, { requireHttps: false, allowPrivate: w.allowPrivate || (w.allowLoopbackTest === true ? 'loopback' : false) });
+  if (!check.ok) {
+    const hint = check.privateOk ? '; a server for local testing may allow local and private addresses with WEBHOOK_ALLOW_PRIVATE=1' : '';
+    return sendFailure(ctx, fail('webhook_url_invalid', 'url', `${check.rule}: ${check.detail}${hint}`));
+  }
   const known = eventTypesOf(b.api);
   const bad = (b.events ?? []).find((e) => !known.includes(e));
   if (bad) return sendFailure(ctx, fail('parameter_invalid', 'events', `unknown event type ${bad}`));

@@ -4,10 +4,10 @@ import { compile, dropNulls } from '../../api/validate.js';
 import { applyLinkRules, type Link, type LinkInput } from '../../domain/link.js';
 import { LINK_ID_RE, prefixedId } from '../../domain/ids.js';
 import { fail } from '../../errors.js';
-import { findLink, findLinkByIdempotencyKey, linkCursorOf, listLinks } from '../../store/links-repo.js';
+import { findLink, linkCursorOf, listLinks } from '../../store/links-repo.js';
 import type { Principal } from '../auth.js';
 import type { Ctx } from '../context.js';
-import { idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { createMailbox, idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -27,16 +27,10 @@ async function createLink(ctx: Ctx, s: Services, raw: unknown): Promise<void> {
   const idemKey = idem.key;
   const hash = idemKey ? idem.hash : null;
   const render = (l: Link): StoredAnswer => ({ status: 201, body: JSON.stringify(toLinkResource(l, s.config.publicBaseUrl, l.requestId, Date.now())), requestId: l.requestId });
-  await runIdempotent(ctx, s, {
-    ...idem,
-    async committed() {
-      const l = await findLinkByIdempotencyKey(s.db, who.merchant.id, who.livemode, idemKey!);
-      return l ? { ...render(l), hash: l.requestHash ?? '' } : null;
-    },
-  }, async () => {
+  await runIdempotent(ctx, s, idem, async () => {
     const id = prefixedId('lnk', 20);
     const reply = await s.dispatcher.send({
-      kind: 'link.create', id, input: rules.value,
+      kind: 'link.create', id, input: rules.value, mailbox: createMailbox(idem),
       ctx: { id, merchantId: who.merchant.id, livemode: who.livemode, requestId: ctx.requestId, idempotencyKey: idemKey, requestHash: hash },
     });
     return reply.ok ? { answer: render(reply.link), replayed: reply.replayed } : { failure: reply.failure };

@@ -5,11 +5,11 @@ import { compile, dropNulls } from '../../api/validate.js';
 import { PAYMENT_ID_RE, paymentId } from '../../domain/ids.js';
 import { applyPaymentRules, type PaymentInput } from '../../domain/payment-rules.js';
 import { fail } from '../../errors.js';
-import { findByIdempotencyKey, findPaymentByOrder } from '../../store/payments-repo.js';
+import { findPaymentByOrder } from '../../store/payments-repo.js';
 import type { Payment } from '../../domain/payment.js';
 import type { Principal } from '../auth.js';
 import type { Ctx } from '../context.js';
-import { idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { createMailbox, idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -32,16 +32,10 @@ async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void>
   const idemKey = idem.key;
   const hash = idemKey ? idem.hash : null;
   const render = (p: Payment): StoredAnswer => ({ status: 201, body: JSON.stringify(toMerchantPayment(p, s.config.publicBaseUrl, p.requestId)), requestId: p.requestId });
-  await runIdempotent(ctx, s, {
-    ...idem,
-    async committed() {
-      const p = await findByIdempotencyKey(s.db, who.merchant.id, who.livemode, idemKey!);
-      return p ? { ...render(p), hash: p.requestHash ?? '' } : null;
-    },
-  }, async () => {
+  await runIdempotent(ctx, s, idem, async () => {
     const id = paymentId(Date.now());
     const reply = await s.dispatcher.send({
-      kind: 'payment.create', id, input: rules.value,
+      kind: 'payment.create', id, input: rules.value, mailbox: createMailbox(idem), answer: { scope: idemKey ? idem.scope : null, hash },
       ctx: {
         id, merchantId: who.merchant.id, livemode: who.livemode,
         fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },
@@ -49,8 +43,8 @@ async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void>
         idempotencyKey: idemKey, requestHash: hash,
       },
     });
-    // replayed: Redis had lost the record and Postgres knew the key; answered as a replay.
-    return reply.ok ? { answer: render(reply.payment), replayed: reply.replayed } : { failure: reply.failure };
+    // replayed: Postgres already held the key for this request.
+    return reply.ok ? { answer: reply.answer ?? render(reply.payment), replayed: reply.replayed, cached: reply.cached } : { failure: reply.failure };
   });
 }
 

@@ -8,8 +8,7 @@ import { PAYMENT_ID_RE } from '../../domain/ids.js';
 import type { Payment } from '../../domain/payment.js';
 import type { Refund } from '../../domain/refund.js';
 import { fail } from '../../errors.js';
-import { findPayment } from '../../store/payments-repo.js';
-import { findRefundByKey, listRefunds } from '../../store/refunds-repo.js';
+import { listRefunds } from '../../store/refunds-repo.js';
 import type { Principal } from '../auth.js';
 import type { Ctx } from '../context.js';
 import { idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
@@ -45,15 +44,8 @@ async function createRefund(ctx: Ctx, s: Services, raw: unknown): Promise<void> 
     status: 201, requestId: r.requestId,
     body: JSON.stringify({ object: 'refund_result', refund: toMerchantRefund(r), payment: toMerchantPayment(p, base, r.requestId), request_id: r.requestId }),
   });
-  await runIdempotent(ctx, s, {
-    ...idem,
-    async committed() {
-      // Only a succeeded refund has an answer to replay; a failed one is answered again by the actor.
-      const r = await findRefundByKey(s.db, who.merchant.id, who.livemode, idemKey!);
-      const p = r?.status === 'succeeded' ? await findPayment(s.db, r.paymentId) : null;
-      return r && p ? { ...render(r, p), hash: r.requestHash ?? '' } : null;
-    },
-  }, async () => {
+  // Refunds run in their payment's mailbox (the payment's actor arbitrates the key in Postgres).
+  await runIdempotent(ctx, s, idem, async () => {
     const reply = await s.dispatcher.send({
       kind: 'payment.refund', id: payment.id,
       request: {

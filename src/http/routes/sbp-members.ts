@@ -43,7 +43,7 @@ async function forCheckout(ctx: Ctx, s: Services) {
     sendJson(ctx, 200, { data, count: data.length, currency_supported: supported, request_id: ctx.requestId }, [['Cache-Control', 'no-store']]);
   const found = await withDeadline(s.reads.checkout(id), s.config.sbpLookupDeadlineMs);
   if (found.timedOut || found.error !== undefined) {
-    s.metrics.sbpListFailOpen++;
+    s.metrics.sbpListFailOpen.inc();
     s.log.warn({ requestId: ctx.requestId, paymentId: id, err: found.timedOut ? 'deadline' : (found.error as Error)?.message },
       'payment lookup for the SBP list failed; answering an empty list');
     return answer([], false);

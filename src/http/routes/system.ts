@@ -5,6 +5,8 @@ import { bearer, tokenMatches } from '../auth.js';
 import { bodyBudget } from '../body-budget.js';
 import { send, type Ctx } from '../context.js';
 import { sendFailure, sendJson } from '../reply.js';
+import { CONTENT_TYPE } from '../../metrics/registry.js';
+import { readDatabaseFigures } from '../../metrics/database.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
 
@@ -34,22 +36,21 @@ async function metrics(ctx: Ctx, s: Services) {
   if (!s.config.metricsPublic && !tokenMatches(bearer(ctx.headers.authorization), s.adminToken)) {
     return sendFailure(ctx, fail('admin_unauthorized'));
   }
-  const stats = await s.dispatcher.stats();
-  const inflight = s.dispatcher.inflight();
-  const body = s.metrics.render([
-    { name: 'actor_mailbox_depth', help: 'Commands queued or running in the actor mailboxes of a shard.', samples: stats.map((st, i) => ({ labels: { shard: i }, value: st?.mailboxDepth ?? 0 })) },
-    { name: 'actor_count', help: 'Live (not passivated) actors in a shard.', samples: stats.map((st, i) => ({ labels: { shard: i }, value: st?.actors ?? 0 })) },
-    { name: 'worker_queue', help: 'Commands sent to a shard worker and not yet answered.', samples: inflight.map((n, i) => ({ labels: { shard: i }, value: n })) },
-    { name: 'read_batches', help: 'Grouped payment reads sent to Postgres since start, one statement each (counter semantics).', samples: [{ value: s.reads.stats.loads }] },
-    { name: 'read_batch_lookups', help: 'Payment reads by id carried by those statements since start (counter semantics).', samples: [{ value: s.reads.stats.lookups }] },
-    { name: 'read_batch_failures', help: 'Grouped payment read statements that failed since start (counter semantics).', samples: [{ value: s.reads.stats.failedLoads }] },
-    { name: 'read_batch_largest', help: 'Most payment reads one statement has carried since start.', samples: [{ value: s.reads.stats.largest }] },
-    { name: 'http_body_bytes_buffered', help: 'Bytes reserved by request bodies being received (limit BODY_MEMORY_LIMIT_BYTES).', samples: [{ value: bodyBudget.inUse }] },
-    { name: 'http_body_refused', help: 'Bodies refused since start (counter semantics): too_large over the route limit, busy over the memory budget.', samples: [{ labels: { reason: 'too_large' }, value: bodyBudget.refusedTooLarge }, { labels: { reason: 'busy' }, value: bodyBudget.refusedBusy }] },
-    { name: 'kv_breaker_open', help: 'Redis nodes whose circuit breaker is open: their keys fail open at once.', samples: [{ value: s.kv.openNodes().length }] },
-    { name: 'worker_alive', help: '1 when the shard worker is running.', samples: s.dispatcher.alive().map((a, i) => ({ labels: { shard: i }, value: a ? 1 : 0 })) },
+  const [stats, database] = await Promise.all([
+    s.dispatcher.stats(2000, true),
+    timed(readDatabaseFigures(s.db).catch((err: Error) => { s.log.warn({ err }, 'metrics: database figures unavailable'); return null; }), 2000),
   ]);
-  send(ctx, 200, body, 'text/plain; version=0.0.4; charset=utf-8');
+  const inflight = s.dispatcher.inflight();
+  const alive = s.dispatcher.alive();
+  const body = await s.metrics.render({
+    shards: stats.map((st, i) => ({ alive: alive[i] ?? false, queue: inflight[i] ?? 0, mailboxDepth: st?.mailboxDepth ?? null, actors: st?.actors ?? null, metrics: st?.metrics })),
+    reads: s.reads.stats,
+    body: { inUse: bodyBudget.inUse, refusedTooLarge: bodyBudget.refusedTooLarge, refusedBusy: bodyBudget.refusedBusy },
+    kvBreakerOpen: s.kv.openNodes().length,
+    pools: { front: s.db },
+    database: database === 'timeout' ? null : database,
+  });
+  send(ctx, 200, body, CONTENT_TYPE);
 }
 
 let openApiCache: string | null = null;
@@ -60,6 +61,7 @@ function openapi(ctx: Ctx, s: Services) {
 
 export const systemRoutes: Route[] = [
   { method: 'GET', path: '/v2/health', api: 'gateway', auth: 'none', handler: health },
-  { method: 'GET', path: '/metrics', api: 'gateway', auth: 'none', handler: metrics },
+  // Operator envelope for its errors (401 admin_unauthorized, 500), like /internal.
+  { method: 'GET', path: '/metrics', api: 'internal', auth: 'none', handler: metrics },
   { method: 'GET', path: '/openapi.json', api: 'gateway', auth: 'none', handler: openapi },
 ];

@@ -1,0 +1,37 @@
+// Figures read from Postgres at scrape time: the same on every process (they describe the shared
+// database, not the process). One statement, bounded; on failure the gauges are left out and
+// db_gauges_up is 0, so /metrics keeps answering while Postgres is away.
+import type pg from 'pg';
+
+export interface DatabaseFigures {
+  /** Deliveries due now (pending, next attempt in the past) and all not yet delivered (pending or being delivered). */
+  webhooksDue: number;
+  webhooksUndelivered: number;
+  /** Age of the oldest delivery not yet delivered, seconds (0 when none). */
+  webhooksOldestSeconds: number;
+  /** How late the most overdue due delivery is (the outbox lag), seconds. */
+  outboxLagSeconds: number;
+  /** How late the most overdue pending payment's expiry is (the expiry scheduler's lag), seconds. */
+  expiryLagSeconds: number;
+  /** Connector attempts recorded and not settled (payments.pending_attempt), and the oldest one's age. */
+  attemptsOpen: number;
+  attemptsOldestSeconds: number;
+}
+
+const SQL = `
+SELECT
+  (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now())::int AS due,
+  (SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'delivering'))::int AS undelivered,
+  COALESCE((SELECT extract(epoch FROM now() - min(created_at)) FROM webhook_deliveries WHERE status IN ('pending', 'delivering')), 0)::float8 AS oldest,
+  COALESCE((SELECT extract(epoch FROM now() - min(next_attempt_at)) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()), 0)::float8 AS outbox_lag,
+  COALESCE((SELECT extract(epoch FROM now() - min(expires_at)) FROM payments WHERE status = 'pending' AND expires_at <= now()), 0)::float8 AS expiry_lag,
+  (SELECT count(*) FROM connector_attempts WHERE status = 'started')::int AS attempts_open,
+  COALESCE((SELECT extract(epoch FROM now() - min(created_at)) FROM connector_attempts WHERE status = 'started'), 0)::float8 AS attempts_oldest`;
+
+export async function readDatabaseFigures(db: pg.Pool): Promise<DatabaseFigures> {
+  const r = (await db.query({ name: 'metrics_database_figures', text: SQL })).rows[0];
+  return {
+    webhooksDue: r.due, webhooksUndelivered: r.undelivered, webhooksOldestSeconds: r.oldest, outboxLagSeconds: r.outbox_lag,
+    expiryLagSeconds: r.expiry_lag, attemptsOpen: r.attempts_open, attemptsOldestSeconds: r.attempts_oldest,
+  };
+}

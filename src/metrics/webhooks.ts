@@ -1,0 +1,23 @@
+// Webhook figures, counted by whichever thread makes the attempt (the worker threads' dispatchers,
+// and the main thread's for operator test pings); the main thread sums the workers' at scrape time.
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+export interface WebhookMetrics {
+  /** One per attempt: `result` success | failure | gone | refused (SSRF rules, no endpoint, too large). */
+  attempts: Counter<'result'>;
+  /** One per delivery that ended: `outcome` succeeded | undelivered | gone. */
+  deliveries: Counter<'outcome'>;
+  /** Event committed (created_at) to the successful attempt's answer. */
+  latency: Histogram;
+}
+
+export function webhookMetrics(registers: Registry[]): WebhookMetrics {
+  return {
+    attempts: new Counter({ name: 'webhook_attempts_total', help: 'Webhook POST attempts by result (success, failure, gone, refused).', labelNames: ['result'], registers }),
+    deliveries: new Counter({ name: 'webhook_deliveries_total', help: 'Webhook deliveries that ended, by outcome (succeeded, undelivered after the last retry, gone).', labelNames: ['outcome'], registers }),
+    latency: new Histogram({
+      name: 'webhook_delivery_latency_seconds', help: 'From the event\'s commit to the receiver\'s 2xx answer (retries included).',
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200], registers,
+    }),
+  };
+}

@@ -1,0 +1,73 @@
+// /metrics after real traffic: prom-client's default process and event-loop metrics, figures
+// gathered from the worker threads (per shard), webhook counters and the commit-to-delivery
+// histogram after a real delivery, the database gauges (backlog, lags, open attempts), pool usage;
+// and its refusal in the operator envelope.
+import t from 'tap';
+import { ADMIN, startTestServer } from '../helpers/server.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { until } from '../helpers/wait.js';
+
+const s = await startTestServer(t, { WEBHOOK_ALLOW_PRIVATE: '1', PAYMENT_WINDOW_SECONDS: '1', EXPIRY_POLL_MS: '100', WEBHOOK_POLL_MS: '100' });
+const rx = await startReceiver();
+t.teardown(() => rx.close());
+
+const scrape = async () => (await s.request('GET', '/metrics', { key: ADMIN })).text;
+const value = (text: string, series: RegExp): number | null => {
+  const m = new RegExp(`^${series.source} (\\S+)$`, 'm').exec(text);
+  return m ? Number(m[1]) : null;
+};
+
+t.test('/metrics refuses without the operator token, in the operator envelope', async (t) => {
+  const r = await s.request('GET', '/metrics');
+  t.equal(r.status, 401);
+  t.match(r.body, { error: { type: 'authentication_error', code: 'admin_unauthorized', param: null }, request_id: /./ });
+});
+
+t.test('after a payment expires and its webhook is delivered', async (t) => {
+  const m = await s.merchant();
+  t.equal((await s.admin('PUT', `/internal/merchants/${m.id}/webhook-settings`, { api: 'merchant', url: rx.url })).status, 201);
+  const p = await s.request('POST', '/api/v2/payments', { key: m.key, body: { amount: 700 } });
+  t.equal(p.status, 201);
+  await until('the payment.expired webhook', () => rx.received.some((r) => r.body.includes(p.body.id)));
+  let text = '';
+  await until('the delivery counted', async () => { text = await scrape(); return (value(text, /webhook_deliveries_total\{outcome="succeeded"\}/) ?? 0) >= 1; });
+
+  for (const name of ['process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes', 'nodejs_gc_duration_seconds', 'nodejs_active_handles_total']) {
+    t.match(text, new RegExp(`^# TYPE ${name} `, 'm'), `default metric ${name}`);
+  }
+  t.ok((value(text, /webhook_attempts_total\{result="success"\}/) ?? 0) >= 1, 'attempts by result');
+  t.ok((value(text, /webhook_delivery_latency_seconds_count/) ?? 0) >= 1, 'commit-to-delivery histogram observed');
+  t.match(text, /^webhook_delivery_latency_seconds_bucket\{le="\+Inf"\} \d+$/m);
+  t.ok((value(text, /actor_commands_total\{shard="\d"\}/) ?? 0) >= 0, 'commands per shard, gathered from the workers');
+  t.match(text, /^worker_event_loop_delay_seconds\{shard="1",quantile="0.99"\} /m, 'event-loop delay of each worker thread');
+  t.match(text, /^pg_pool_connections\{pool="front",state="max"\} \d+$/m, 'the main pool');
+  t.match(text, /^pg_pool_connections\{pool="w0",state="total"\} \d+$/m, 'a worker\'s actor pool');
+  t.match(text, /^pg_pool_connections\{pool="hooks1",state="idle"\} \d+$/m, 'a worker\'s webhook pool');
+  t.equal(value(text, /db_gauges_up/), 1);
+  for (const g of ['webhook_deliveries_due', 'webhook_deliveries_undelivered', 'webhook_oldest_undelivered_age_seconds', 'outbox_lag_seconds', 'expiry_lag_seconds', 'connector_attempts_open', 'connector_attempt_oldest_open_age_seconds']) {
+    t.not(value(text, new RegExp(g)), null, `${g} present`);
+  }
+  t.equal(value(text, /worker_alive\{shard="0"\}/), 1);
+  t.equal(value(text, /http_requests_total\{method="POST",route="\/api\/v2\/payments",status="201"\}/), 1);
+});
+
+t.test('the webhook backlog and open attempts are counted from the database', async (t) => {
+  const m = await s.merchant();
+  // An endpoint that always fails: the delivery stays undelivered (retried later).
+  const dead = await startReceiver(() => ({ status: 500 }));
+  t.teardown(() => dead.close());
+  await s.admin('PUT', `/internal/merchants/${m.id}/webhook-settings`, { api: 'merchant', url: dead.url });
+  await s.request('POST', '/api/v2/payments', { key: m.key, body: { amount: 800 } });
+  await until('a failed attempt', () => dead.received.length >= 1);
+  let text = '';
+  await until('the failure counted', async () => { text = await scrape(); return (value(text, /webhook_attempts_total\{result="failure"\}/) ?? 0) >= 1; });
+  t.ok((value(text, /webhook_deliveries_undelivered/) ?? 0) >= 1, 'the failing delivery is in the backlog');
+  t.ok((value(text, /webhook_oldest_undelivered_age_seconds/) ?? 0) > 0, 'with an age');
+  // An acquirer attempt left open (as a crash would leave it): counted until recovery settles it.
+  const p = await s.request('POST', '/api/v2/payments', { key: m.key, body: { amount: 900 } });
+  await s.db.query(`INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, created_at)
+                    VALUES ('att_metrics_test', $1, 'charge', 'sandbox', 900, 'AZN', 'started', now() - interval '5 seconds')`, [p.body.id]);
+  text = await scrape();
+  t.ok((value(text, /connector_attempts_open/) ?? 0) >= 1, 'open attempts counted');
+  t.ok((value(text, /connector_attempt_oldest_open_age_seconds/) ?? 0) >= 4, 'oldest open attempt age');
+});
