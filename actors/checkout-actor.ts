@@ -69,6 +69,9 @@ async function write(ctx: ActorContext, cur: PaymentWithCheckout, step: { checko
     if (!moved.ok) return failed(fail('checkout_closed'));
     next = moved.state;
     events = moved.events;
+  } else if (payment.session && step.checkout.awaiting !== null && step.checkout.awaiting !== 'poll') {
+    // A gateway session now waits for the customer (3-D Secure challenge, QR scan, wallet page).
+    events = ['payment.requires_action'];
   }
   if (settle) next = { ...next, pendingAttempt: null };
   const deliveries = await ctx.payments.updates.submit({ next, expectedVersion: payment.version, events, checkout: step.checkout, settle });
@@ -194,6 +197,21 @@ export async function handleCheckoutComplete(ctx: ActorContext, m: CommandOf<'ch
       : m.outcome === 'succeeded' ? { type: 'settle', method, ref: null, outcome: 'succeeded' }
         : { type: 'settle', method, ref: null, outcome: 'failed', code: m.failureCode ?? 'card_declined' };
     const step = checkoutStep(cur!.payment.status, cur!.checkout, cmd);
+    if (!step.ok) return failed(fail(step.code));
+    const done = await write(ctx, cur!, step, null);
+    if (done) return done;
+  }
+  return persisted();
+}
+
+/** The hosted page's cancel link (gateway sessions): no acquirer call; refused while an external payment may be under way. */
+export async function handleCheckoutCancel(ctx: ActorContext, m: CommandOf<'checkout.cancel'>): Promise<CheckoutReply> {
+  for (let i = 0; i <= MAX_CONFLICT_RETRIES; i++) {
+    const cur = await loadCheckout(ctx.db, m.id);
+    const no = refusal(cur);
+    if (no) return no;
+    if (!cur!.payment.session) return failed(fail('checkout_session_not_found', 'id'));
+    const step = checkoutStep(cur!.payment.status, cur!.checkout, { type: 'cancel' });
     if (!step.ok) return failed(fail(step.code));
     const done = await write(ctx, cur!, step, null);
     if (done) return done;

@@ -4,7 +4,7 @@ import type { ActorContext } from './context.js';
 import type { CommandKind, CommandOf, ReplyOf } from './protocol.js';
 import { handleApply, handleCreate } from './payment-actor.js';
 import { handleLinkCreate, handleLinkDeactivate, handleLinkPay } from './link-actor.js';
-import { handleAttemptRecover, handleCheckoutCallback, handleCheckoutComplete, handleCheckoutPay, handleCheckoutSubmit } from './checkout-actor.js';
+import { handleAttemptRecover, handleCheckoutCallback, handleCheckoutCancel, handleCheckoutComplete, handleCheckoutPay, handleCheckoutSubmit } from './checkout-actor.js';
 import { handleRefund } from './refund-actor.js';
 import { handlePayoutCreate } from './payout-actor.js';
 
@@ -17,6 +17,7 @@ export const handlers: Handlers = {
   'checkout.submit': handleCheckoutSubmit,
   'checkout.callback': handleCheckoutCallback,
   'checkout.complete': handleCheckoutComplete,
+  'checkout.cancel': handleCheckoutCancel,
   'attempt.recover': handleAttemptRecover,
   'link.create': handleLinkCreate,
   'link.deactivate': handleLinkDeactivate,

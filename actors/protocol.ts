@@ -38,7 +38,9 @@ export type CheckoutMessage =
   | { kind: 'checkout.pay'; id: string; card: CheckedCard; summary: CardSummary }
   | { kind: 'checkout.submit'; id: string; action: SubmitAction }
   | { kind: 'checkout.callback'; id: string; ref: string; answer: 'Y' | 'N' | 'approve' | 'decline' }
-  | { kind: 'checkout.complete'; id: string; outcome: 'succeeded' | 'failed' | 'expired'; failureCode: FailureCode | null };
+  | { kind: 'checkout.complete'; id: string; outcome: 'succeeded' | 'failed' | 'expired'; failureCode: FailureCode | null }
+  /** The hosted page's cancel link of a gateway checkout session. */
+  | { kind: 'checkout.cancel'; id: string };
 
 /** Recovery of a connector attempt whose outcome was never recorded (addressed by its aggregate's id). */
 export type AttemptMessage = { kind: 'attempt.recover'; id: string; attemptId: string };
@@ -100,6 +102,7 @@ export interface Results {
   'checkout.submit': CheckoutResult;
   'checkout.callback': CheckoutResult;
   'checkout.complete': CheckoutResult;
+  'checkout.cancel': CheckoutResult;
   'attempt.recover': RecoverResult;
   'link.create': LinkResult;
   'link.deactivate': LinkResult;

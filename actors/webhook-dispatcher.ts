@@ -6,11 +6,13 @@ import type { Logger } from '../src/log.js';
 import { checkTargetUrl } from '../src/domain/address.js';
 import { gatewaySignatureHeader, merchantSignatureHeader } from '../src/domain/webhook-signature.js';
 import { afterAttempt, classifyStatus, type Outcome } from '../src/domain/webhook-schedule.js';
-import { gatewayEventBody, merchantEventBody, merchantPaymentObject } from '../src/api/webhook-envelopes.js';
+import { gatewayEventBody, gatewaySessionData, merchantEventBody, merchantPaymentObject } from '../src/api/webhook-envelopes.js';
+import { resolveGatewayTarget } from '../src/domain/webhook-target.js';
+import type { CheckoutState } from '../src/domain/checkout.js';
 import { rowToPayment, type PaymentRow } from '../src/store/payment-row.js';
 import { rowToRefund, type RefundRow } from '../src/store/refund-row.js';
 import { toMerchantRefund } from '../src/api/refund-view.js';
-import { activeSecrets, claimDeliveries, recordAttempt, type ClaimedDelivery } from '../src/store/webhooks-repo.js';
+import { activeSecrets, claimDeliveries, gatewayTargetContext, recordAttempt, type ClaimedDelivery } from '../src/store/webhooks-repo.js';
 import { postWebhook, systemResolver, type Resolver } from './webhook-http.js';
 import type { WebhookMetrics } from '../src/metrics/webhooks.js';
 
@@ -42,7 +44,7 @@ export interface DispatcherConfig {
 export interface Rendered { body: string; headers: Record<string, string> }
 
 /** Body and headers of one attempt: the event id is fixed, the timestamp and signature are fresh. */
-export function render(d: ClaimedDelivery, secrets: string[], now: number, publicBaseUrl: string): Rendered {
+export function render(d: ClaimedDelivery, secrets: string[], now: number, publicBaseUrl: string, channelCode: string | null = null): Rendered {
   const ev = { id: d.event.id, type: d.event.type, livemode: d.event.livemode, createdAt: d.event.createdAt };
   const t = Math.floor(now / 1000);
   const common = { 'X-Svc-Event': ev.type, 'X-Svc-Event-Id': ev.id, 'X-Svc-Attempt': String(d.attempt) };
@@ -53,7 +55,10 @@ export function render(d: ClaimedDelivery, secrets: string[], now: number, publi
     const body = merchantEventBody(ev, object, refund ? { refund: toMerchantRefund(rowToRefund(refund)) } : {});
     return { body, headers: { ...common, 'X-Svc-Signature': merchantSignatureHeader(secrets, t, body) } };
   }
-  const body = gatewayEventBody(ev, d.event.data);
+  // A checkout session's event holds its payment row; the refund's payment.refunded holds its summary already.
+  const row = d.event.data as unknown as PaymentRow & { checkout?: Partial<CheckoutState> | null };
+  const data = row.session && row.merchant_id ? gatewaySessionData(rowToPayment(row), row.checkout ?? null, channelCode) : d.event.data;
+  const body = gatewayEventBody(ev, data);
   return { body, headers: { ...common, 'X-Svc-Delivery': d.id, 'X-Svc-Timestamp': String(t), 'X-Svc-Signature': gatewaySignatureHeader(secrets, t, body) } };
 }
 
@@ -164,13 +169,13 @@ export class WebhookDispatcher {
   }
 
   private async post(d: ClaimedDelivery, startedAt: number): Promise<{ outcome: Outcome; statusCode: number | null; error: string | null; durationMs: number }> {
-    const url = d.targetUrl ?? d.settings?.url ?? null;
     const failure = (error: string) => ({ outcome: { kind: 'failure' } as Outcome, statusCode: null, error, durationMs: 0 });
-    if (!url || !d.settings) return failure('no_endpoint: the webhook settings were removed');
+    const target = await this.targetOf(d, startedAt);
+    if (!target) return failure('no_endpoint: the webhook settings were removed');
     const reach = this.c.allowPrivate || (this.c.allowLoopbackTest && !d.event.livemode ? 'loopback' : false);
-    const check = checkTargetUrl(url, { requireHttps: d.event.livemode, allowPrivate: reach });
+    const check = checkTargetUrl(target.url, { requireHttps: d.event.livemode, allowPrivate: reach });
     if (!check.ok) return failure(`${check.rule}: ${check.detail}`);
-    const { body, headers } = render(d, activeSecrets(d.settings, startedAt), startedAt, this.c.publicBaseUrl);
+    const { body, headers } = render(d, target.secrets, startedAt, this.c.publicBaseUrl, target.channelCode);
     if (Buffer.byteLength(body) > MAX_BODY_BYTES) return failure(`body_too_large: over ${MAX_BODY_BYTES} bytes`);
     const r = await postWebhook(check.url, body, headers, { timeoutMs: this.c.timeoutMs, allowPrivate: reach, resolve: this.c.resolve ?? systemResolver });
     if (r.status === null) return { outcome: { kind: 'failure' }, statusCode: null, error: r.error, durationMs: r.durationMs };
@@ -178,6 +183,27 @@ export class WebhookDispatcher {
       outcome: classifyStatus(r.status, r.retryAfter, this.now()), statusCode: r.status, durationMs: r.durationMs,
       error: r.status >= 300 && r.status < 400 ? 'redirect_not_followed' : null,
     };
+  }
+
+  /**
+   * Where this attempt goes and what signs it. A gateway session's delivery names no settings row:
+   * its target is resolved now, in the spec's order (session webhook_url, channel webhook,
+   * channel-scoped row, merchant-wide row), so a changed URL applies to pending retries too.
+   */
+  private async targetOf(d: ClaimedDelivery, now: number): Promise<{ url: string; secrets: string[]; channelCode: string | null } | null> {
+    if (d.settings) {
+      const url = d.targetUrl ?? d.settings.url;
+      return { url, secrets: activeSecrets(d.settings, now), channelCode: null };
+    }
+    const row = d.event.data as unknown as PaymentRow;
+    if (d.api !== 'gateway' || !row.session) return null;
+    const c = await gatewayTargetContext(this.c.db, d.merchantId, row.channel_id ?? null, now);
+    const t = resolveGatewayTarget({
+      sessionWebhookUrl: row.session.webhookUrl, channelId: row.channel_id ?? null,
+      channelHook: c.channel?.url ? { url: c.channel.url, secrets: c.channel.secrets } : null, channelSecrets: c.channel?.secrets ?? null,
+      rows: c.rows, eventType: d.event.type,
+    });
+    return t ? { url: t.url, secrets: t.secrets, channelCode: c.channel?.slug ?? null } : null;
   }
 
   async stop(): Promise<void> {

@@ -75,6 +75,12 @@ export function judge(r: Pick<BenchResults, 'baselines' | 'server' | 'webhooks' 
       if (failed(s.create)) flags.push(`WORKERS=${w} create: ${failed(s.create)} non-2xx/errors ${JSON.stringify(s.create.statusCodes)}`);
       rss = s.create.peakRssMb;
     }
+    if (s.checkout) {
+      // Reported, not judged: a checkout session does what a payment create does plus the channel and catalog checks.
+      if (s.create) targets.push({ workers: w, check: 'checkout create req/s ÷ merchant create req/s (info)', value: round(s.checkout.reqPerSec / s.create.reqPerSec), target: 'reported', pass: true });
+      if (failed(s.checkout)) flags.push(`WORKERS=${w} checkout: ${failed(s.checkout)} non-2xx/errors ${JSON.stringify(s.checkout.statusCodes)}`);
+      rss = Math.max(rss, s.checkout.peakRssMb);
+    }
     if (s.get) {
       judgeGet(w, 'get', s.get, add);
       rss = Math.max(rss, s.get.peakRssMb);
@@ -136,6 +142,7 @@ export function figureRows(r: BenchResults): string[][] {
   }
   for (const s of r.server) {
     if (s.create) load(`POST /api/v2/payments, WORKERS=${s.workers}`, s.create, s.create.peakRssMb);
+    if (s.checkout) load(`POST /v2/payments/checkout, WORKERS=${s.workers}`, s.checkout, s.checkout.peakRssMb);
     if (s.get) load(`GET /api/v2/payments/{id}, WORKERS=${s.workers}`, s.get, s.get.peakRssMb);
   }
   const m = r.multiGet;

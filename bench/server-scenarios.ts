@@ -1,5 +1,7 @@
 // Scenario 3: the payments server as a child process (one WORKERS value, one fresh database),
-// measured on POST /api/v2/payments (distinct Idempotency-Keys) and GET /api/v2/payments/{id};
+// measured on POST /api/v2/payments (distinct Idempotency-Keys), POST /v2/payments/checkout (the
+// gateway's checkout session, same shape of load, reported as a ratio to the merchant API's create)
+// and GET /api/v2/payments/{id};
 // and GET /api/v2/payments/{id} again with two server processes on one database (the production
 // shape), the load spread over both.
 import { randomBytes } from 'node:crypto';
@@ -20,8 +22,8 @@ export interface ServerScenarioOptions {
   nodeArgs?: string[];
   /** Run only the create scenario (profiling). */
   createOnly?: boolean;
-  /** Which scenarios to measure (default: both). */
-  scenarios?: { create: boolean; get: boolean };
+  /** Which scenarios to measure (default: all). */
+  scenarios?: { create: boolean; get: boolean; checkout?: boolean };
   /** Awaited before each measured scenario ('create', 'get', 'get2'), e.g. to wait for an idle machine. */
   beforeScenario?: (name: string) => Promise<void>;
 }
@@ -33,6 +35,8 @@ export interface ServerRun {
   startupMs: number;
   /** Null when the create scenario was filtered out (BENCH_ONLY). */
   create: ScenarioFigures | null;
+  /** POST /v2/payments/checkout; null when filtered out. */
+  checkout?: ScenarioFigures | null;
   get: ScenarioFigures | null;
 }
 
@@ -128,6 +132,19 @@ export function createRequest(key: string, tag: string): autocannon.Request {
   };
 }
 
+/** POST /v2/payments/checkout for autocannon with a gateway secret key, each with its own Idempotency-Key. */
+export function checkoutRequest(key: string, tag: string): autocannon.Request {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  let seq = 0;
+  return {
+    method: 'POST', path: '/v2/payments/checkout', headers,
+    setupRequest: (req) => {
+      const n = seq++;
+      return { ...req, headers: { ...headers, 'idempotency-key': `${tag}-cs-${n}` }, body: JSON.stringify({ amount: 4900, currency: 'AZN', order_id: `order-${n}` }) };
+    },
+  };
+}
+
 /** GET of 100 existing payments in turn (`next` is shared by every connection). */
 function getRequest(key: string, ids: string[]): autocannon.Request {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -139,7 +156,7 @@ function getRequest(key: string, ids: string[]): autocannon.Request {
 }
 
 export async function runServerScenarios(o: ServerScenarioOptions): Promise<ServerRun> {
-  const want = o.createOnly ? { create: true, get: false } : o.scenarios ?? { create: true, get: true };
+  const want = o.createOnly ? { create: true, get: false, checkout: false } : o.scenarios ?? { create: true, get: true, checkout: true };
   const { server, adminToken, url, startupMs } = await startServer(o);
   try {
     const { key } = await setupMerchant(url, adminToken);
@@ -150,12 +167,19 @@ export async function runServerScenarios(o: ServerScenarioOptions): Promise<Serv
       await o.beforeScenario?.('create');
       create = await withRss(pid, () => measure(url, [createRequest(key, tag)], o.load, [pid]));
     }
-    if (!want.get) return { workers: o.workers, startupMs, create, get: null };
+    let checkout: ScenarioFigures | null = null;
+    if (want.checkout) {
+      const merchant = await setupMerchant(url, adminToken);
+      const sk = await call(url, adminToken, 'POST', `/internal/merchants/${merchant.id}/api-keys`, { kind: 'secret', mode: 'test' });
+      await o.beforeScenario?.('checkout');
+      checkout = await withRss(pid, () => measure(url, [checkoutRequest(String(sk.key), tag)], o.load, [pid]));
+    }
+    if (!want.get) return { workers: o.workers, startupMs, create, checkout, get: null };
 
     const ids = await seedPayments(url, key, tag, 100);
     await o.beforeScenario?.('get');
     const get = await withRss(pid, () => measure(url, [getRequest(key, ids)], o.load, [pid]));
-    return { workers: o.workers, startupMs, create, get };
+    return { workers: o.workers, startupMs, create, checkout, get };
   } finally {
     await server.stop();
   }

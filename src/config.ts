@@ -23,6 +23,8 @@ export interface Config {
   /** Request header holding the client address (set by a trusted load balancer); empty: the peer address. */
   clientIpHeader: string;
   paymentWindowSeconds: number;
+  /** Lifetime of a gateway checkout or widget session (docs/decisions.md). */
+  sessionWindowSeconds: number;
   expiryPollMs: number;
   rateLimitPerMinute: number;
   authCacheMs: number;
@@ -125,6 +127,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicSessionRateLimitPerMinute: int(env, 'PUBLIC_SESSION_RATE_LIMIT_PER_MINUTE', 120, 1),
     clientIpHeader: (env.CLIENT_IP_HEADER ?? '').trim().toLowerCase(),
     paymentWindowSeconds: int(env, 'PAYMENT_WINDOW_SECONDS', 1800, 1),
+    sessionWindowSeconds: int(env, 'SESSION_WINDOW_SECONDS', 24 * 3600, 1),
     expiryPollMs: int(env, 'EXPIRY_POLL_MS', 1000, 10),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1),
     authCacheMs: int(env, 'AUTH_CACHE_MS', 5000, 0),

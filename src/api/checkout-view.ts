@@ -4,6 +4,7 @@ import type { EffectiveMethod } from '../domain/catalog.js';
 import { sessionStatus, type CheckoutState } from '../domain/checkout.js';
 import type { NextAction } from '../domain/methods.js';
 import type { Payment } from '../domain/payment.js';
+import { sessionReturnUrl } from '../domain/checkout-session.js';
 import { qrSvgDataUrl } from '../domain/qr.js';
 
 export const effectiveMethodView = (m: EffectiveMethod) => ({
@@ -34,7 +35,7 @@ export function checkoutStatusView(p: Payment, c: CheckoutState, requestId: stri
     expires_at: new Date(p.expiresAt).toISOString(),
     card: p.card ? { brand: p.card.brand, last4: p.card.last4 } : null,
     failure: p.failure,
-    return_url: p.returnUrl,
+    return_url: p.session ? sessionReturnUrl(p.session, status === 'succeeded') : p.returnUrl,
     request_id: requestId,
   };
 }

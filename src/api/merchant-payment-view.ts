@@ -25,7 +25,8 @@ export function toMerchantPayment(p: Payment, publicBaseUrl: string, requestId: 
     failure: p.failure,
     checkout_url: `${publicBaseUrl}/pay/${p.id}`,
     return_url: p.returnUrl,
-    source: p.source,
+    // Gateway sessions are never shown by the merchant API (its reads leave them out).
+    source: p.source === 'gateway' ? 'api' : p.source,
     created_at: iso(p.createdAt)!,
     paid_at: iso(p.paidAt),
     request_id: requestId,

@@ -6,6 +6,7 @@ import { merchantServers } from './openapi-servers.js';
 import { CreatePaymentRequest, ListPaymentsQuery, PaymentList, PaymentResource, Ping } from './merchant-payments.js';
 import { CreateLinkRequest, LinkList, LinkResource, ListLinksQuery } from './links.js';
 import { gatewayPaths, gatewayResponses, gatewaySchemas, gatewaySecuritySchemes } from './openapi-gateway.js';
+import { sessionPaths, sessionSchemas } from './openapi-sessions.js';
 import { CreateRefundRequest, RefundList, RefundResource, RefundResultResource } from './refunds.js';
 import { sbpPaths, sbpSchemas } from './openapi-sbp.js';
 
@@ -132,6 +133,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
 
       // The gateway API (issue 11): its own server, keys and error envelope.
       ...gatewayPaths(publicBaseUrl),
+      ...sessionPaths(publicBaseUrl),
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… key' }, ...gatewaySecuritySchemes },
@@ -145,6 +147,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         RefundList: { ...plain(RefundList), properties: { ...(plain(RefundList).properties as object), data: { type: 'array', items: ref('Refund') } } },
         ...sbpSchemas(),
         ...gatewaySchemas(),
+        ...sessionSchemas(),
       },
       responses: {
         ...Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([c, d]) => [`E${c}`, { description: d, content: json(ref('Error')) }])),

@@ -1,6 +1,7 @@
 // Webhook bodies as each API shows them. The merchant API's data.object is the payment exactly as
 // GET /payments/{id} renders it; the gateway's data is the flat summary of the gateway spec.
 import type { Payment } from '../domain/payment.js';
+import { OPEN, sessionStatus, type CheckoutState } from '../domain/checkout.js';
 import { toMerchantPayment } from './merchant-payment-view.js';
 
 export const WEBHOOK_API_VERSION = '2026-09-22';
@@ -29,3 +30,12 @@ export function gatewayEventBody(ev: EventMeta, data: GatewayPaymentData | Recor
 export const testPingObject = (merchantId: string) => ({
   object: 'test', merchant_id: merchantId, message: 'This is a test event sent from the webhook settings.',
 });
+
+/** The gateway's flat `data` of a checkout session's payment.* event (status in the session's terms). */
+export function gatewaySessionData(p: Payment, checkout: Partial<CheckoutState> | null, channelCode: string | null): GatewayPaymentData & Record<string, unknown> {
+  return {
+    payment_id: p.id, checkout_session_id: p.id, amount: p.amount, currency: p.currency, status: sessionStatus(p.status, { ...OPEN, ...(checkout ?? {}) }),
+    channel_id: p.channelId, channel_code: channelCode, order_id: p.orderId, metadata: p.metadata,
+    ...(p.failure ? { error_code: p.failure.code.toUpperCase(), error_message: p.failure.message } : {}),
+  };
+}

@@ -19,7 +19,8 @@ export interface EffectiveMethod {
   minAmount: number | null; maxAmount: number | null; currencies: string[];
 }
 
-export interface CatalogFilter { amount: number; currency: string; only: MethodCode | null }
+/** amount and currency null: not filtered by them (the widget's merchant-wide list). */
+export interface CatalogFilter { amount: number | null; currency: string | null; only: MethodCode | null }
 
 export function resolveMethods(layers: CatalogLayers, f: CatalogFilter): EffectiveMethod[] {
   const mca = new Map(layers.mca.map((r) => [r.method, r.enabled]));
@@ -31,9 +32,9 @@ export function resolveMethods(layers: CatalogLayers, f: CatalogFilter): Effecti
     const s = mcs.get(c.method);
     if (s && !s.enabled) continue;
     if (f.only !== null && c.method !== f.only) continue;
-    if (c.minAmount !== null && f.amount < c.minAmount) continue;
-    if (c.maxAmount !== null && f.amount > c.maxAmount) continue;
-    if (c.currencies.length > 0 && !c.currencies.includes(f.currency)) continue;
+    if (f.amount !== null && c.minAmount !== null && f.amount < c.minAmount) continue;
+    if (f.amount !== null && c.maxAmount !== null && f.amount > c.maxAmount) continue;
+    if (f.currency !== null && c.currencies.length > 0 && !c.currencies.includes(f.currency)) continue;
     out.push({
       method: c.method, displayOrder: s?.displayOrder ?? c.displayOrder, renderMode: c.renderMode,
       supportsRecurring: c.supportsRecurring, supportsRefund: c.supportsRefund,

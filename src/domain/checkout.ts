@@ -5,7 +5,7 @@
 //   open --await(3ds|sbp|wallet|poll)--> awaiting_* --await--> awaiting_* (the customer switched method)
 //     \                                    |
 //      \--settle(direct)--> [payment succeeds or fails]  <--settle(callback with the attempt's ref)
-//   any --expire--> [payment expires]; every command on a payment that is no longer pending: checkout_closed
+//   any --expire--> [payment expires]; open|awaiting 3ds --cancel--> [session cancelled]; every command on a payment that is no longer pending: checkout_closed
 import type { CardSummary, FailureCode, PaymentCommand, PaymentStatus } from './payment.js';
 import { merchantMethodOf, type MethodCode, type NextAction } from './methods.js';
 
@@ -32,9 +32,11 @@ export type CheckoutCommand =
   /** ref null: a new attempt that settled at once; else the callback of the awaited attempt. */
   | { type: 'settle'; method: MethodCode | null; ref: string | null; outcome: 'succeeded'; card?: CardSummary | null; token?: string | null }
   | { type: 'settle'; method: MethodCode | null; ref: string | null; outcome: 'failed'; code: FailureCode; card?: CardSummary | null }
-  | { type: 'expire' };
+  | { type: 'expire' }
+  /** The customer left through the page's cancel link (gateway sessions). */
+  | { type: 'cancel' };
 
-export type CheckoutErrorCode = 'checkout_closed' | 'checkout_action_stale';
+export type CheckoutErrorCode = 'checkout_closed' | 'checkout_action_stale' | 'checkout_not_cancellable';
 
 export type CheckoutStep =
   | { ok: true; checkout: CheckoutState; payment: PaymentCommand | null; saveToken: string | null }
@@ -62,17 +64,22 @@ export function checkoutStep(status: PaymentStatus, c: CheckoutState, cmd: Check
     }
     case 'expire':
       return { ok: true, checkout: { ...c, awaiting: null, nextAction: null }, saveToken: null, payment: { type: 'expire' } };
+    case 'cancel':
+      // While the customer may be paying in a bank or wallet app, the outcome of that attempt decides first.
+      if (c.awaiting === 'sbp' || c.awaiting === 'wallet' || c.awaiting === 'poll') return { ok: false, code: 'checkout_not_cancellable' };
+      return { ok: true, checkout: { ...c, awaiting: null, nextAction: null }, saveToken: null, payment: { type: 'cancel' } };
   }
 }
 
 /** The gateway session status of a payment's checkout. */
-export type SessionStatus = 'open' | 'processing' | 'requires_action' | 'succeeded' | 'failed' | 'expired';
+export type SessionStatus = 'open' | 'processing' | 'requires_action' | 'succeeded' | 'failed' | 'cancelled' | 'expired';
 
 export function sessionStatus(status: PaymentStatus, c: CheckoutState): SessionStatus {
   switch (status) {
     case 'succeeded': case 'refunded': case 'partially_refunded': return 'succeeded';
     case 'failed': return 'failed';
     case 'expired': return 'expired';
+    case 'cancelled': return 'cancelled';
     case 'review': return 'processing';
     case 'pending':
       if (c.awaiting === null) return 'open';

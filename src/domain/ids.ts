@@ -35,6 +35,12 @@ export function paymentId(now: number): string {
   return `EXZ-${date}-${randomString(CROCKFORD, 10)}`;
 }
 
+/** A gateway checkout session id: cs_ and 24 base62 characters. */
+export const SESSION_ID_RE = /^cs_[0-9A-Za-z]{24}$/;
+export const sessionId = (): string => prefixedId('cs', 24);
+/** An id the hosted checkout and its public endpoints answer to: a merchant API payment's or a gateway session's. */
+export const isCheckoutId = (id: string): boolean => PAYMENT_ID_RE.test(id) || SESSION_ID_RE.test(id);
+
 export const prefixedId = (prefix: string, length = 20): string => `${prefix}_${randomString(BASE62, length)}`;
 /** A payment link id: lnk_ and 20 base62 characters. */
 export const LINK_ID_RE = /^lnk_[0-9A-Za-z]{20}$/;

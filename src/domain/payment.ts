@@ -2,10 +2,12 @@
 //   (none) --create--> pending --succeed--> succeeded --refund--> partially_refunded --refund--> refunded
 //                       |  \--fail--> failed                  \---------refund (all)---------> refunded
 //                       \--expire--> expired
+//                       \--cancel--> cancelled   (gateway checkout sessions only: the page's cancel link)
 import { computeFee, type FeeSettings } from './money.js';
 import { netAfter, planRefund } from './refund.js';
+import type { GatewaySession } from './checkout-session.js';
 
-export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'expired', 'refunded', 'partially_refunded', 'review'] as const;
+export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'expired', 'refunded', 'partially_refunded', 'review', 'cancelled'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 export const FAILURE_CODES = ['authentication_failed', 'insufficient_funds', 'card_expired', 'limit_exceeded', 'card_declined', 'expired'] as const;
@@ -22,7 +24,7 @@ export const FAILURE_MESSAGES: Record<FailureCode, string> = {
 
 export type PaymentMethod = 'card' | 'sbp';
 export type Locale = 'az' | 'ru' | 'en';
-export type PaymentSource = 'api' | 'link' | 'form' | 'insales';
+export type PaymentSource = 'api' | 'link' | 'form' | 'insales' | 'gateway';
 
 export interface Customer {
   email?: string; name?: string; phone?: string; ip?: string;
@@ -65,6 +67,10 @@ export interface Payment {
   pendingAttempt: string | null;
   /** The payment link it was created for (source `link`), else null. */
   linkId: string | null;
+  /** The gateway channel it was taken on (checkout sessions), else null. */
+  channelId: string | null;
+  /** What a gateway checkout session (`cs_…`, source `gateway`) adds; null for merchant API payments. */
+  session: GatewaySession | null;
 }
 
 /** A validated create request, in domain terms. */
@@ -81,6 +87,8 @@ export interface NewPayment {
   source: PaymentSource;
   /** The payment link it is created for (absent: none). */
   linkId?: string | null;
+  channelId?: string | null;
+  session?: GatewaySession | null;
 }
 
 export interface CreateContext {
@@ -104,7 +112,7 @@ export function createPayment(input: NewPayment, ctx: CreateContext, now: number
     returnUrl: input.returnUrl, locale: input.locale, source: input.source,
     createdAt: now, paidAt: null, expiresAt: now + ctx.windowSeconds * 1000, updatedAt: now, version: 1,
     requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey, requestHash: ctx.requestHash, pendingAttempt: null,
-    linkId: input.linkId ?? null,
+    linkId: input.linkId ?? null, channelId: input.channelId ?? null, session: input.session ?? null,
   };
 }
 
@@ -112,10 +120,11 @@ export type PaymentCommand =
   | { type: 'succeed'; method: PaymentMethod; card: CardSummary | null }
   | { type: 'fail'; method: PaymentMethod | null; code: FailureCode; card: CardSummary | null }
   | { type: 'expire' }
+  | { type: 'cancel' }
   | { type: 'refund'; amount: number };
 
 /** `payment.refunded` is the gateway API's event for a refund (one per refund), recorded beside the merchant API's `refund.succeeded`. */
-export type PaymentEventType = 'payment.succeeded' | 'payment.failed' | 'payment.expired' | 'refund.succeeded' | 'payment.refunded';
+export type PaymentEventType = 'payment.succeeded' | 'payment.failed' | 'payment.expired' | 'payment.cancelled' | 'refund.succeeded' | 'payment.refunded';
 
 export interface TransitionOk { ok: true; state: Payment; events: PaymentEventType[] }
 export interface TransitionError { ok: false; code: 'payment_not_payable' | 'refund_amount_invalid' }
@@ -138,6 +147,10 @@ export function transition(p: Payment, cmd: PaymentCommand, now: number): Transi
     case 'expire':
       if (p.status !== 'pending') return { ok: false, code: 'payment_not_payable' };
       return moved(p, { status: 'expired', failure: { code: 'expired', message: FAILURE_MESSAGES.expired } }, now, ['payment.expired']);
+    case 'cancel':
+      // Only a gateway session has a cancel link; a merchant API payment ends by paying or expiring.
+      if (p.status !== 'pending' || p.session === null) return { ok: false, code: 'payment_not_payable' };
+      return moved(p, { status: 'cancelled' }, now, ['payment.cancelled']);
     case 'refund': {
       // The same rules as a refund request with an explicit amount (src/domain/refund.ts); the fee stays.
       const plan = planRefund(p, cmd.amount);

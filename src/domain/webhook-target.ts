@@ -9,6 +9,8 @@ export interface GatewayTargetInput {
   sessionWebhookUrl: string | null;
   channelId: string | null;
   channelHook: ChannelHook | null;
+  /** The channel's own secrets even when it has no URL: a session's webhook_url signs with them first. */
+  channelSecrets?: string[] | null;
   rows: SettingsRow[];
   eventType: string;
 }
@@ -23,7 +25,7 @@ export function resolveGatewayTarget(i: GatewayTargetInput): Target | null {
   // The session and channel URLs have no secret of their own: they sign with the most specific row's.
   const signer = channelRow ?? merchantWide;
   if (i.sessionWebhookUrl) {
-    const secrets = i.channelHook?.secrets ?? signer?.secrets;
+    const secrets = i.channelHook?.secrets ?? i.channelSecrets ?? signer?.secrets;
     return secrets ? { url: i.sessionWebhookUrl, secrets, settingsId: signer?.id ?? null } : null; // nothing to sign with: not sent
   }
   if (i.channelHook) return { url: i.channelHook.url, secrets: i.channelHook.secrets, settingsId: null };

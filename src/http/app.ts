@@ -3,13 +3,14 @@
 // the API the path belongs to.
 import uWS from 'uWebSockets.js';
 import { isCleanString, parseJsonBody } from '../api/json-input.js';
-import { PAYMENT_ID_RE } from '../domain/ids.js';
+import { isCheckoutId } from '../domain/ids.js';
 import { fail, isFailure, type ApiFailure } from '../errors.js';
 import { isDatabaseUnavailable } from '../store/db.js';
 import { setBodyMemoryLimit } from './body-budget.js';
 import { createCtx, drainBody, observeSent, readBody, type ApiName, type Ctx } from './context.js';
 import { sendFailure } from './reply.js';
 import { bearer, tokenMatches, type Principal } from './auth.js';
+import { answerPreflight, widgetOrigin, WIDGET_PREFIX } from './cors.js';
 import { gatewayAccess } from '../domain/permissions.js';
 import { checkRate, rateHeaders, type RateDecision } from './rate-limit.js';
 import type { Route } from './route.js';
@@ -69,7 +70,7 @@ function noteFailOpen(ctx: Ctx, s: Services, rate: RateDecision): void {
 /** Per client address and per payment (session) id: the 429 refusal or null. */
 async function publicGate(ctx: Ctx, s: Services, client: string): Promise<ApiFailure | null> {
   const id = ctx.params[0];
-  const session = id !== undefined && PAYMENT_ID_RE.test(id) ? id : null;
+  const session = id !== undefined && isCheckoutId(id) ? id : null;
   const [byAddr, bySession] = await Promise.all([
     checkRate(s.kv, `pub:a:${client}`, s.config.publicRateLimitPerMinute),
     session ? checkRate(s.kv, `pub:s:${session}`, s.config.publicSessionRateLimitPerMinute) : null,
@@ -106,6 +107,7 @@ async function run(ctx: Ctx, route: Route, s: Services, client: string | null): 
     refusal = await merchantGate(ctx, s);
   } else if (route.auth === 'gateway' || route.auth === 'widget') {
     refusal = await gatewayGate(ctx, s, route);
+    if (!refusal && route.path.startsWith(WIDGET_PREFIX)) refusal = widgetOrigin(ctx, ctx.auth as Principal);
   } else if (client !== null) {
     refusal = await publicGate(ctx, s, client);
   }
@@ -206,6 +208,10 @@ export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
       const ctx = createCtx(res, req, api, pattern, n);
       ctx.extraHeaders.push(['X-Request-Id', ctx.requestId]);
       const route = list.find((r) => r.method === ctx.method);
+      if (!route && ctx.method === 'OPTIONS' && pattern.startsWith(WIDGET_PREFIX)) {
+        answerPreflight(ctx, s, list.map((r) => r.method)).catch(onUnhandled(ctx, s, pattern));
+        return;
+      }
       if (!route) {
         answerUnrouted(ctx, s, fail('method_not_allowed'), [['Allow', list.map((r) => r.method).join(', ')]]).catch(onUnhandled(ctx, s, pattern));
         return;

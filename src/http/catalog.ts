@@ -22,7 +22,10 @@ export function invalidateCatalog(db: pg.Pool): void { cacheOf(db).clear(); }
 
 export interface Effective { methods: EffectiveMethod[]; fallback: boolean }
 
-export async function effectiveMethods(s: Services, p: Payment): Promise<Effective> {
+/** What the effective list depends on: the merchant, the mode, the amount and currency, and what the payment or session narrowed. */
+export type CatalogSubject = Pick<Payment, 'merchantId' | 'livemode' | 'method' | 'session'> & { amount: number | null; currency: string | null };
+
+export async function effectiveMethods(s: Services, p: CatalogSubject): Promise<Effective> {
   const connector = connectorNameFor(p.livemode);
   const key = `${p.merchantId}:${connector}`;
   const cache = cacheOf(s.db);
@@ -40,5 +43,8 @@ export async function effectiveMethods(s: Services, p: Payment): Promise<Effecti
       return { methods: [FALLBACK_CARD], fallback: true };
     }
   }
-  return { methods: resolveMethods(layers.layers, { amount: p.amount, currency: p.currency, only: p.method }), fallback: false };
+  const methods = resolveMethods(layers.layers, { amount: p.amount, currency: p.currency, only: p.method });
+  // A gateway session's settings.payment_methods narrows the list further (checked a subset at creation).
+  const only = p.session?.paymentMethods;
+  return { methods: only ? methods.filter((m) => only.includes(m.method)) : methods, fallback: false };
 }

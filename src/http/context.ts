@@ -44,7 +44,7 @@ export interface Ctx {
 }
 
 /** Request headers the engine reads; copied eagerly because uWS's request dies at the first await. */
-const HEADERS = ['authorization', 'idempotency-key', 'accept-language', 'content-type', 'content-length', 'transfer-encoding', 'x-api-key', 'user-agent'];
+const HEADERS = ['authorization', 'idempotency-key', 'accept-language', 'content-type', 'content-length', 'transfer-encoding', 'x-api-key', 'user-agent', 'origin'];
 
 export function createCtx(res: HttpResponse, req: HttpRequest, api: ApiName, route: string, paramCount: number): Ctx {
   const headers: Record<string, string> = {};

@@ -9,8 +9,8 @@ export function sendHtml(ctx: Ctx, status: number, html: string, nonce: string, 
 }
 
 /** A page that the listed origins may frame (frame-ancestors); none when the list is empty. */
-export function sendFramableHtml(ctx: Ctx, status: number, html: string, nonce: string, frameAncestors: readonly string[]): void {
-  send(ctx, status, html, 'text/html; charset=utf-8', htmlHeaders(nonce, frameAncestors));
+export function sendFramableHtml(ctx: Ctx, status: number, html: string, nonce: string, frameAncestors: readonly string[], imgOrigin: string | null = null): void {
+  send(ctx, status, html, 'text/html; charset=utf-8', htmlHeaders(nonce, frameAncestors, imgOrigin));
 }
 
 export function redirect(ctx: Ctx, location: string): void {

@@ -2,7 +2,7 @@
 // or while earlier reads are in flight) become one named prepared statement
 // `SELECT * FROM payments WHERE id = ANY($1)`. Every read goes to Postgres; nothing is cached.
 import type pg from 'pg';
-import { PAYMENT_ID_RE } from '../domain/ids.js';
+import { isCheckoutId } from '../domain/ids.js';
 import type { Payment } from '../domain/payment.js';
 import { Batcher, type BatcherStats } from './batcher.js';
 import { rowToCheckout, type CheckoutRow, type PaymentWithCheckout } from './checkout-repo.js';
@@ -52,7 +52,7 @@ export class PaymentReads {
    * refuses (a NUL byte) or a huge one must not fail or slow the reads it would travel with.
    */
   private row(id: string): Promise<CheckoutRow | null> {
-    return PAYMENT_ID_RE.test(id) ? this.batcher.get(id) : Promise.resolve(null);
+    return isCheckoutId(id) ? this.batcher.get(id) : Promise.resolve(null);
   }
 
   get stats(): BatcherStats { return this.batcher.stats; }

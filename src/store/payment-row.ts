@@ -8,7 +8,7 @@ export interface PaymentRow {
   card: Payment['card']; failure: Payment['failure']; return_url: string | null; locale: string | null; source: string;
   created_at: Stamp; paid_at: Stamp | null; expires_at: Stamp; updated_at: Stamp;
   version: number; request_id: string; idempotency_key: string | null; request_hash: string | null;
-  pending_attempt?: string | null; link_id?: string | null;
+  pending_attempt?: string | null; link_id?: string | null; channel_id?: string | null; session?: Payment['session'];
 }
 
 /** A timestamptz as pg gives it: a Date by default, epoch ms through MS_TIMESTAMPS (timestamps.ts), text in JSON copies. */
@@ -26,7 +26,7 @@ export function rowToPayment(r: PaymentRow): Payment {
     createdAt: ms(r.created_at), paidAt: r.paid_at === null ? null : ms(r.paid_at), expiresAt: ms(r.expires_at),
     updatedAt: ms(r.updated_at), version: r.version, requestId: r.request_id,
     idempotencyKey: r.idempotency_key, requestHash: r.request_hash, pendingAttempt: r.pending_attempt ?? null,
-    linkId: r.link_id ?? null,
+    linkId: r.link_id ?? null, channelId: r.channel_id ?? null, session: r.session ?? null,
   };
 }
 
@@ -34,7 +34,7 @@ export function rowToPayment(r: PaymentRow): Payment {
 export const INSERT_COLUMNS = [
   'id', 'merchant_id', 'livemode', 'status', 'amount', 'currency', 'amount_refunded', 'fee', 'net', 'charged',
   'order_id', 'description', 'metadata', 'method', 'customer', 'card', 'failure', 'return_url', 'locale', 'source',
-  'created_at', 'paid_at', 'expires_at', 'updated_at', 'version', 'request_id', 'idempotency_key', 'request_hash', 'link_id',
+  'created_at', 'paid_at', 'expires_at', 'updated_at', 'version', 'request_id', 'idempotency_key', 'request_hash', 'link_id', 'channel_id', 'session',
 ] as const;
 
 const iso = (v: number | null): string | null => (v === null ? null : new Date(v).toISOString());
@@ -45,6 +45,6 @@ export function paymentToParams(p: Payment): unknown[] {
     p.id, p.merchantId, p.livemode, p.status, p.amount, p.currency, p.amountRefunded, p.fee, p.net, json(p.charged),
     p.orderId, p.description, json(p.metadata), p.method, json(p.customer), json(p.card), json(p.failure), p.returnUrl,
     p.locale, p.source, iso(p.createdAt), iso(p.paidAt), iso(p.expiresAt), iso(p.updatedAt), p.version, p.requestId,
-    p.idempotencyKey, p.requestHash, p.linkId,
+    p.idempotencyKey, p.requestHash, p.linkId, p.channelId, json(p.session),
   ];
 }

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { eventId } from '../domain/ids.js';
 import type { Payment, PaymentStatus } from '../domain/payment.js';
 import type { CheckoutState } from '../domain/checkout.js';
-import { MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
+import { GATEWAY_DELIVERABLE, MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
 import { INSERT_COLUMNS, paymentToParams, rowToPayment, type PaymentRow } from './payment-row.js';
 
 const N = INSERT_COLUMNS.length;
@@ -24,8 +24,8 @@ WITH ins AS (
   ON CONFLICT (merchant_id, livemode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING *
 ), ev AS (
-  INSERT INTO events (id, merchant_id, livemode, type, aggregate_id, data, created_at)
-  SELECT e.eid, ins.merchant_id, ins.livemode, 'payment.created', ins.id, to_jsonb(ins), ins.created_at
+  INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
+  SELECT e.eid, ins.merchant_id, ins.livemode, CASE WHEN ins.session IS NULL THEN 'merchant' ELSE 'gateway' END, 'payment.created', ins.id, to_jsonb(ins), ins.created_at
   FROM ins JOIN unnest($${ids}::text[], $${ids + 1}::text[]) AS e(pid, eid) ON e.pid = ins.id
 )
 SELECT id FROM ins`;
@@ -91,7 +91,7 @@ export async function findPayment(db: pg.Pool, id: string): Promise<Payment | nu
 export async function findPaymentByOrder(db: pg.Pool, merchantId: string, livemode: boolean, orderId: string): Promise<Payment | null> {
   const res = await db.query<PaymentRow>({
     name: 'payment_by_order',
-    text: `SELECT * FROM payments WHERE order_id = $1 AND merchant_id = $2 AND livemode = $3
+    text: `SELECT * FROM payments WHERE order_id = $1 AND merchant_id = $2 AND livemode = $3 AND session IS NULL
            ORDER BY created_at DESC, id DESC LIMIT 1`,
     values: [orderId, merchantId, livemode],
   });
@@ -141,19 +141,32 @@ WITH v AS (
   UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
   FROM v JOIN upd ON upd.id = v.id WHERE a.id = v.att_id AND a.status = 'started'
 ), ev AS (
-  INSERT INTO events (id, merchant_id, livemode, type, aggregate_id, data, created_at)
-  SELECT e.eid, upd.merchant_id, upd.livemode, e.type, upd.id, to_jsonb(upd), upd.updated_at
+  INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
+  SELECT e.eid, upd.merchant_id, upd.livemode, CASE WHEN upd.session IS NULL THEN 'merchant' ELSE 'gateway' END, e.type, upd.id, to_jsonb(upd), upd.updated_at
   FROM upd JOIN unnest($12::text[], $13::text[], $14::text[]) AS e(pid, eid, type) ON e.pid = upd.id
-  RETURNING id, aggregate_id, merchant_id, type, created_at
+  RETURNING id, aggregate_id, merchant_id, api, type, created_at
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
   SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, ev.created_at, ev.created_at
   FROM ev JOIN webhook_settings ws ON ws.merchant_id = ev.merchant_id AND ws.api = 'merchant' AND ws.channel_id IS NULL
     AND (ws.events IS NULL OR ev.type = ANY(ws.events))
-  WHERE ev.type = ANY($15::text[])
+  WHERE ev.type = ANY($15::text[]) AND ev.api = 'merchant'
+  RETURNING event_id
+), dg AS (
+  -- A gateway session's event: one delivery whose target (session URL, channel webhook, channel
+  -- row, merchant-wide row) is resolved at each attempt (src/domain/webhook-target.ts), queued
+  -- when any of the four exists.
+  INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, ev.created_at, ev.created_at
+  FROM ev JOIN upd ON upd.id = ev.aggregate_id
+  WHERE ev.api = 'gateway' AND ev.type = ANY($21::text[])
+    AND (upd.session->>'webhookUrl' IS NOT NULL
+      OR EXISTS (SELECT 1 FROM channels c WHERE c.id = upd.channel_id AND c.webhook_url IS NOT NULL)
+      OR EXISTS (SELECT 1 FROM webhook_settings ws WHERE ws.merchant_id = upd.merchant_id AND ws.api = 'gateway'
+                   AND (ws.channel_id IS NULL OR ws.channel_id = upd.channel_id)))
   RETURNING event_id
 )
-SELECT upd.id, (SELECT count(*) FROM dl JOIN ev ON ev.id = dl.event_id WHERE ev.aggregate_id = upd.id)::int AS deliveries FROM upd`;
+SELECT upd.id, (SELECT count(*) FROM (SELECT event_id FROM dl UNION ALL SELECT event_id FROM dg) d JOIN ev ON ev.id = d.event_id WHERE ev.aggregate_id = upd.id)::int AS deliveries FROM upd`;
 
 const isoOrNull = (v: number | null) => (v === null ? null : new Date(v).toISOString());
 
@@ -175,6 +188,7 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
       evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE,
       col((u) => (u.checkout ? JSON.stringify(u.checkout) : null)), col((u) => u.next.pendingAttempt),
       col((u) => u.settle?.id ?? null), col((u) => u.settle?.status ?? null), col((u) => (u.settle ? JSON.stringify(u.settle.result) : null)),
+      GATEWAY_DELIVERABLE,
     ],
   });
   const applied = new Map(res.rows.map((r) => [r.id, Number(r.deliveries)]));
@@ -188,7 +202,8 @@ export interface ListQuery {
 
 /** Newest first; the cursor is the (created_at, id) of the last payment of the previous page. */
 export async function listPayments(db: pg.Pool, q: ListQuery): Promise<{ payments: Payment[]; hasMore: boolean }> {
-  const where = ['merchant_id = $1', 'livemode = $2'];
+  // The merchant API's list: gateway checkout sessions are the gateway API's objects.
+  const where = ['merchant_id = $1', 'livemode = $2', 'session IS NULL'];
   const values: unknown[] = [q.merchantId, q.livemode];
   const add = (sql: string, v: unknown) => { values.push(v); where.push(sql.replace('?', `$${values.length}`)); };
   if (q.status) add('status = ?', q.status);

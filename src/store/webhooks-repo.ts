@@ -181,3 +181,24 @@ SELECT d.id, d.status, d.attempts, d.next_attempt_at, d.last_status, d.last_erro
 FROM webhook_deliveries d WHERE d.event_id = $1 AND d.merchant_id = $2 ORDER BY d.created_at`, [evt, merchantId]);
   return res.rows;
 }
+
+/** What gateway target resolution needs for a session's event: its channel's hook and slug, and the merchant's gateway rows. */
+export interface GatewayTargetContext {
+  channel: { slug: string; url: string | null; secrets: string[] } | null;
+  rows: { id: string; channelId: string | null; url: string; secrets: string[]; events: string[] | null }[];
+}
+
+export async function gatewayTargetContext(db: pg.Pool, merchantId: string, channelId: string | null, now: number): Promise<GatewayTargetContext> {
+  const [ch, rows] = await Promise.all([
+    channelId
+      ? db.query('SELECT slug, webhook_url, webhook_secret, previous_webhook_secret, previous_secret_expires_at FROM channels WHERE id = $1', [channelId])
+      : null,
+    db.query<SettingsRow>("SELECT * FROM webhook_settings WHERE merchant_id = $1 AND api = 'gateway'", [merchantId]),
+  ]);
+  const c = ch?.rows[0];
+  const prevOk = c?.previous_webhook_secret && c.previous_secret_expires_at && new Date(c.previous_secret_expires_at).getTime() > now;
+  return {
+    channel: c ? { slug: c.slug, url: c.webhook_url, secrets: prevOk ? [c.webhook_secret, c.previous_webhook_secret] : [c.webhook_secret] } : null,
+    rows: rows.rows.map(toSettings).map((r) => ({ id: r.id, channelId: r.channelId, url: r.url, secrets: activeSecrets(r, now), events: r.events })),
+  };
+}

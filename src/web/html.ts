@@ -38,10 +38,12 @@ export const newNonce = (): string => randomBytes(16).toString('base64');
  * `frameAncestors` lists the origins allowed to frame the page (a merchant's checked allowlist,
  * src/domain/frame-origins.ts); X-Frame-Options DENY is then left out, since it cannot name origins.
  */
-export function htmlHeaders(nonce: string, frameAncestors: readonly string[] = []): [string, string][] {
+/** `imgOrigin`: one more image source (a channel's logo, an https origin checked when the channel was saved). */
+export function htmlHeaders(nonce: string, frameAncestors: readonly string[] = [], imgOrigin: string | null = null): [string, string][] {
   const ancestors = frameAncestors.length ? frameAncestors.join(' ') : "'none'";
+  const img = imgOrigin && /^https:\/\/[a-z0-9.-]+(:\d{1,5})?$/.test(imgOrigin) ? ` ${imgOrigin}` : '';
   return [
-    ['Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors ${ancestors}`],
+    ['Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self' data:${img}; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors ${ancestors}`],
     ['X-Content-Type-Options', 'nosniff'],
     ['Referrer-Policy', 'no-referrer'],
     ['Cache-Control', 'no-store'],

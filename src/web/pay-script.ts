@@ -7,7 +7,7 @@ export const PAY_SCRIPT = `(function(){
 var D=JSON.parse(document.getElementById('pe-data').textContent);
 function $(s){return document.querySelector(s)}
 function $$(s){return Array.prototype.slice.call(document.querySelectorAll(s))}
-var FINAL={succeeded:1,failed:1,expired:1};
+var FINAL={succeeded:1,failed:1,expired:1,cancelled:1};
 function api(path,body){return fetch('/checkout/'+encodeURIComponent(D.id)+path,{method:body?'POST':'GET',headers:{'content-type':'application/json','accept-language':D.lang},body:body?JSON.stringify(body):undefined}).then(function(r){return r.json().then(function(j){return{status:r.status,body:j}})})}
 function status(text){var s=$('#status');if(!s)return;if(text){s.hidden=false;$('#status-text').textContent=text}else s.hidden=true}
 function error(msg){var e=$('#error');if(!e)return;e.textContent=msg||'';e.hidden=!msg;if(msg)e.focus()}
@@ -33,6 +33,7 @@ if(f.phone&&f.phone.value)b.phone=f.phone.value;if(m==='recurrent'){var c=f.quer
 if(m==='apple_pay'||m==='google_pay'){var d=$('#wallet-dialog');d.setAttribute('data-method',m);$('#wallet-name').textContent=f.getAttribute('data-name');d.showModal();return}
 send('/submit-method',b)})});
 var wd=$('#wallet-dialog');if(wd){wd.addEventListener('close',function(){var v=wd.returnValue;if(v==='approve'||v==='decline')send('/submit-method',{method_code:wd.getAttribute('data-method'),payment_token:'sandbox_'+v})})}
+var cx=$('#cancel-session');if(cx)cx.addEventListener('click',function(){send('/cancel',{})});
 if(D.awaiting==='sbp'&&D.nextAction)showQr(D.nextAction);
 if(D.awaiting==='sbp'||D.awaiting==='wallet'||D.awaiting==='poll')poll();
 if(D.parentOrigin&&window.parent!==window&&D.status!=='pending'){window.parent.postMessage({type:'checkout.outcome',payment_id:D.id,status:D.status},D.parentOrigin)}

@@ -2,7 +2,8 @@
 // and the outcome screens. Server-rendered; the script only adds behaviour.
 import { nextActionView } from '../api/checkout-view.js';
 import type { EffectiveMethod } from '../domain/catalog.js';
-import type { CheckoutState } from '../domain/checkout.js';
+import { OPEN, sessionStatus, type CheckoutState } from '../domain/checkout.js';
+import { DEFAULT_AUTO_RETURN_SECONDS, sessionReturnUrl } from '../domain/checkout-session.js';
 import type { Payment } from '../domain/payment.js';
 import { escapeHtml, formatAmount, jsonForHtml, layout } from './html.js';
 import { brandName, FAILURE_TEXTS, METHOD_NAMES, PAGE_LANGS, TEXTS, type PageLang } from './i18n.js';
@@ -24,17 +25,22 @@ export interface PayPageModel {
   autoReturnMs: number;
   /** The allowlisted origin of the merchant page framing this one (embedded form), else null. */
   parentOrigin: string | null;
+  /** A gateway session's channel branding (over the merchant's defaults), else null. */
+  branding?: { logoUrl: string | null; primaryColor: string | null; customTitle: string | null } | null;
 }
 
 export const AUTO_RETURN_MS = 5000;
 
 /** return_url with payment_id and status added (display only: the webhook or a status read is the truth). */
 export function returnLink(p: Payment): string | null {
-  if (!p.returnUrl) return null;
+  const paid = p.status === 'succeeded' || p.status === 'refunded' || p.status === 'partially_refunded';
+  // A gateway session: success_url after a success, cancel_url after anything else.
+  const target = p.session ? sessionReturnUrl(p.session, paid) : p.returnUrl;
+  if (!target) return null;
   try {
-    const u = new URL(p.returnUrl);
-    u.searchParams.set('payment_id', p.id);
-    u.searchParams.set('status', p.status);
+    const u = new URL(target);
+    u.searchParams.set(p.session ? 'session_id' : 'payment_id', p.id);
+    u.searchParams.set('status', p.session ? sessionStatus(p.status, OPEN) : p.status);
     return u.toString();
   } catch { return null; }
 }
@@ -49,7 +55,7 @@ function langSwitch(id: string, lang: PageLang, parentOrigin: string | null): st
 function outcome(p: Payment, lang: PageLang, framed: boolean): string {
   const t = TEXTS[lang];
   const ok = p.status === 'succeeded' || p.status === 'refunded' || p.status === 'partially_refunded';
-  const title = ok ? t.succeeded : p.status === 'failed' ? t.failed : p.status === 'expired' ? t.expired : t.closed;
+  const title = ok ? t.succeeded : p.status === 'failed' ? t.failed : p.status === 'expired' ? t.expired : p.status === 'cancelled' ? t.cancelled : t.closed;
   const detail = ok && p.card ? `<p class="muted">${t.paidWith} ${escapeHtml(brandName(p.card.brand, lang))} •••• ${escapeHtml(p.card.last4)}</p>`
     : p.failure ? `<p id="failure" data-code="${p.failure.code}">${escapeHtml(FAILURE_TEXTS[lang][p.failure.code])}</p>` : '';
   const back = returnLink(p);
@@ -70,7 +76,7 @@ function panel(m: EffectiveMethod, model: PayPageModel, first: boolean): string 
 <div class="row"><div><label for="cc-exp">${t.expiry}</label><input id="cc-exp" name="exp" inputmode="numeric" autocomplete="cc-exp" placeholder="${t.expiryPlaceholder}" maxlength="7" required></div>
 <div><label for="cc-cvc">${t.cvc}</label><input id="cc-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required></div></div>
 <label for="cc-holder">${t.holder}</label><input id="cc-holder" name="holder" autocomplete="cc-name" maxlength="100">
-<button class="primary" type="submit" id="pay-card">${t.pay} ${amount}</button></form></div>`;
+<button class="primary" type="submit" id="pay-card">${model.payment.session?.buttonText ? escapeHtml(model.payment.session.buttonText) : `${t.pay} ${amount}`}</button></form></div>`;
     case 'sbp':
       return `${head}<form data-method="sbp"><button class="primary" type="submit" id="sbp-start">${t.showQr}</button></form>
 <div id="sbp-qr" hidden><p>${t.scan}</p><img id="qr-img" class="qr" alt="${t.qrAlt}">
@@ -93,7 +99,8 @@ function checkoutBody(model: PayPageModel): string {
   // The saved-card tab only when this customer has a saved card to offer.
   const methods = model.methods.filter((m) => m.method !== 'recurrent' || model.savedCards.length > 0);
   if (methods.length === 0) return `<p role="alert">${t.noMethods}</p>`;
-  const selected = methods.find((m) => m.method === checkout.method) ?? methods[0];
+  const initial = model.payment.session?.initialMethod ?? null;
+  const selected = methods.find((m) => m.method === checkout.method) ?? methods.find((m) => m.method === initial) ?? methods[0];
   const tabs = `<div role="tablist" aria-label="${t.methods}">${methods.map((m) => {
     const on = m === selected;
     return `<button role="tab" type="button" id="tab-${m.method}" aria-controls="panel-${m.method}" aria-selected="${on}" tabindex="${on ? 0 : -1}">${METHOD_NAMES[model.lang][m.method]}</button>`;
@@ -102,7 +109,8 @@ function checkoutBody(model: PayPageModel): string {
     ? `<a class="primary" id="continue-3ds" href="${escapeHtml(`${checkout.nextAction.acs_url}?creq=${encodeURIComponent(checkout.nextAction.creq)}${model.parentOrigin ? `&origin=${encodeURIComponent(model.parentOrigin)}` : ''}`)}">${t.threeDs}</a>` : '';
   const wallet = checkout.awaiting === 'wallet' && checkout.nextAction?.type === 'redirect'
     ? `<a class="primary" id="continue-wallet" href="${escapeHtml(checkout.nextAction.redirect_url)}">${t.toWallet}</a>` : '';
-  return `${model.fallback ? `<p class="muted">${t.fallback}</p>` : ''}${tabs}${methods.map((m) => panel(m, model, m === selected)).join('')}${threeDs}${wallet}
+  const cancel = model.payment.session ? `<button class="secondary" type="button" id="cancel-session">${t.cancelSession}</button>` : '';
+  return `${model.fallback ? `<p class="muted">${t.fallback}</p>` : ''}${tabs}${methods.map((m) => panel(m, model, m === selected)).join('')}${threeDs}${wallet}${cancel}
 <p id="error" class="error" role="alert" tabindex="-1" hidden></p>
 <div id="status" class="status" role="status" aria-live="polite" hidden><span class="spinner" aria-hidden="true"></span><span id="status-text"></span></div>
 <dialog id="wallet-dialog" aria-labelledby="wallet-name"><form method="dialog"><h2 id="wallet-name"></h2><p>${t.walletConfirm}</p><p class="muted">${t.sandbox}</p>
@@ -115,19 +123,31 @@ export function renderPayPage(model: PayPageModel): string {
   const pending = p.status === 'pending';
   // Framed: the merchant page gets the outcome by postMessage; no automatic return inside the frame.
   const framed = model.parentOrigin !== null;
-  const back = pending || framed ? null : returnLink(p);
+  const session = p.session;
+  const paid = p.status === 'succeeded' || p.status === 'refunded' || p.status === 'partially_refunded';
+  // A gateway session returns by itself after a success (settings.auto_return seconds; 0 stays) and at
+  // once after the customer cancelled; a failed or expired one stays on its screen (with the link).
+  const stays = session !== null && ((paid && session.autoReturn === 0) || (!paid && p.status !== 'cancelled'));
+  const autoMs = session ? (paid ? (session.autoReturn ?? DEFAULT_AUTO_RETURN_SECONDS) * 1000 : 0) : model.autoReturnMs;
+  const back = pending || framed || stays ? null : returnLink(p);
+  const brand = model.branding ?? null;
   const data = {
     id: p.id, lang, t: { waiting: t.waiting, processing: t.processing, error: t.error },
     awaiting: pending ? model.checkout.awaiting : null, nextAction: pending ? nextActionView(model.checkout.nextAction) : null,
-    returnTo: back, autoReturnMs: model.autoReturnMs, status: p.status, parentOrigin: model.parentOrigin,
+    returnTo: back, autoReturnMs: autoMs, status: p.status, parentOrigin: model.parentOrigin,
   };
   const body = `<main><div class="top">${p.livemode ? '<span></span>' : `<span class="badge">${t.testMode}</span>`}${langSwitch(p.id, lang, model.parentOrigin)}</div>
-<div class="box"><h1>${escapeHtml(p.description ?? t.title)}</h1>${p.orderId ? `<p class="muted">${t.order} ${escapeHtml(p.orderId)}</p>` : ''}
+<div class="box">${brand?.logoUrl ? `<img class="logo" id="brand-logo" src="${escapeHtml(brand.logoUrl)}" alt="">` : ''}${brand?.customTitle ? `<p class="brand" id="brand-title">${escapeHtml(brand.customTitle)}</p>` : ''}<h1>${escapeHtml(p.description ?? t.title)}</h1>${p.orderId ? `<p class="muted">${t.order} ${escapeHtml(p.orderId)}</p>` : ''}
 <p class="amount" id="amount"><span class="sr">${t.amount}: </span>${escapeHtml(formatAmount(p.amount, p.currency, lang))}</p>
 ${pending ? checkoutBody(model) : outcome(p, lang, framed)}</div></main>
 <script type="application/json" id="pe-data">${jsonForHtml(data)}</script><script nonce="${nonce}">${PAY_SCRIPT}</script>`;
-  return layout(lang, `${t.title} · ${formatAmount(p.amount, p.currency, lang)}`, nonce, CSS, body);
+  // primary_color is #RRGGBB (checked when the channel was saved), so it cannot break out of the rule.
+  const accent = brand?.primaryColor && /^#[0-9a-fA-F]{6}$/.test(brand.primaryColor)
+    ? `button.primary,a.primary{background:${brand.primaryColor}}` : '';
+  return layout(lang, `${brand?.customTitle ?? t.title} · ${formatAmount(p.amount, p.currency, lang)}`, nonce, CSS + BRAND_CSS + accent, body);
 }
+
+const BRAND_CSS = '.logo{display:block;max-height:48px;max-width:60%;margin:0 0 .5rem}.brand{font-weight:600;margin:0 0 .25rem}';
 
 export function renderNotFound(lang: PageLang, nonce: string): string {
   return layout(lang, TEXTS[lang].title, nonce, CSS, `<main><div class="box"><h1>${TEXTS[lang].notFound}</h1></div></main>`);

@@ -14,6 +14,8 @@ const paid = await newPayment(s, m.key);
 if ((await s.request('POST', `/api/v2/test/payments/${paid}/complete`, { key: m.key, body: { outcome: 'succeeded' } })).status !== 200) throw new Error('could not pay the refund target');
 const other = await s.merchant({ name: 'Other' });
 const secret = await s.key(m.id, 'secret', 'test');
+const publishable = await s.key(m.id, 'publishable', 'test');
+const cs = (await s.request('POST', '/v2/payments/checkout', { key: secret.key, body: { amount: 4900, currency: 'RUB' } })).body.id as string;
 
 interface Case { name: string; api: Api; method: string; path: string; raw?: string; auth?: string; headers?: Record<string, string>; status: number; code: string; param?: string }
 
@@ -32,6 +34,11 @@ const LINK = (name: string, raw: string, status: number, code: string, param?: s
   ({ name: `link create: ${name}`, api: 'merchant', method: 'POST', path: '/api/v2/links', auth: m.key, raw, status, code, param });
 const PO = (name: string, raw: string, param?: string, status = 400, code = 'validation_error'): Case =>
   ({ name: `payout create: ${name}`, api: 'gateway', method: 'POST', path: '/v2/payouts', auth: secret.key, raw, status, code, param });
+// Gateway checkout sessions and the widget: every 400 is VALIDATION_ERROR with the field.
+const CS = (name: string, raw: string, param?: string, headers?: Record<string, string>): Case =>
+  ({ name: `checkout session create: ${name}`, api: 'gateway', method: 'POST', path: '/v2/payments/checkout', auth: secret.key, raw, status: 400, code: 'validation_error', param, headers });
+const WS = (name: string, raw: string, param?: string): Case =>
+  ({ name: `widget session: ${name}`, api: 'gateway', method: 'POST', path: '/widget/v1/session', auth: publishable.key, raw, status: 400, code: 'validation_error', param });
 const card = '"number":"4242424242424242","exp_month":"12","exp_year":"34","cvc":"731"';
 const NUL = '\\u0000';
 const HIGH = '\\ud800';
@@ -64,6 +71,16 @@ const CLASSES: Record<string, Case[]> = {
     M('NUL in order_id', `{"amount":100,"order_id":"a${NUL}b"}`, 422, 'order_id_invalid', 'order_id'),
     { name: 'channel create: NUL in name', api: 'gateway', method: 'POST', path: '/v1/channels', auth: secret.key, raw: `{"slug":"x","name":"a${NUL}b"}`, status: 400, code: 'validation_error', param: 'name' },
     { name: 'channel get: NUL in the id', api: 'gateway', method: 'GET', path: '/v1/channels/a%00b', auth: secret.key, status: 400, code: 'validation_error', param: 'path' },
+    CS('__proto__ carrying the amount', '{"__proto__":{"amount":5},"currency":"RUB"}', '__proto__'),
+    CS('constructor in settings', '{"amount":100,"currency":"RUB","settings":{"constructor":{}}}', 'settings.constructor'),
+    CS('__proto__ as a metadata key', '{"amount":100,"currency":"RUB","metadata":{"__proto__":"x"}}', 'metadata.__proto__'),
+    WS('prototype in customer', '{"amount":100,"currency":"RUB","customer":{"prototype":"x"}}', 'customer.prototype'),
+    CS('NUL in the description', `{"amount":100,"currency":"RUB","description":"a${NUL}"}`, 'description'),
+    CS('lone surrogate in order_id', `{"amount":100,"currency":"RUB","order_id":"${HIGH}"}`, 'order_id'),
+    CS('NUL in webhook_url', `{"amount":100,"currency":"RUB","webhook_url":"https://a${NUL}.example/h"}`, 'webhook_url'),
+    CS('NUL in channel_id', `{"amount":100,"currency":"RUB","channel_id":"a${NUL}"}`, 'channel_id'),
+    CS('lone surrogate in button_text', `{"amount":100,"currency":"RUB","settings":{"button_text":"${LOW}"}}`, 'settings.button_text'),
+    WS('NUL in a metadata value', `{"amount":100,"currency":"RUB","metadata":{"k":"${NUL}"}}`, 'metadata.k'),
     M('lone high surrogate in description', `{"amount":100,"description":"${HIGH}"}`, 422, 'description_invalid', 'description'),
     M('lone low surrogate in customer name', `{"amount":100,"customer":{"name":"x${LOW}"}}`, 422, 'customer_invalid', 'customer.name'),
     M('NUL in a metadata key', `{"amount":100,"metadata":{"k${NUL}":"v"}}`, 422, 'metadata_invalid'),
@@ -98,6 +115,10 @@ const CLASSES: Record<string, Case[]> = {
     REF('10,000 levels', deep(10_000), 400, 'json_too_deep'),
     PO('10,000 levels in the destination', `{"amount":1,"currency":"AZN","destination":${deep(10_000)}}`),
     LINK('10,000 levels', deep(10_000), 400, 'json_too_deep'),
+    CS('10,000 levels', deep(10_000)),
+    CS('10,000 levels in metadata', `{"amount":100,"currency":"RUB","metadata":${deep(10_000, '"x"')}}`),
+    WS('10,000 levels', deep(10_000)),
+    { name: 'checkout cancel: 2,000 levels', api: 'gateway', method: 'POST', path: `/checkout/${cs}/cancel`, raw: deep(2_000), status: 400, code: 'json_too_deep' },
   ],
   'huge numbers': [
     M('an amount past 2^53', '{"amount":99999999999999999999}', 422, 'amount_invalid', 'amount'),
@@ -107,6 +128,10 @@ const CLASSES: Record<string, Case[]> = {
     PO('a payout amount past 2^53', '{"amount":99999999999999999999,"currency":"AZN","destination":{"type":"card","card":"4242424242424242"}}', 'amount'),
     LINK('a link amount past 2^53', '{"amount":99999999999999999999}', 422, 'amount_invalid', 'amount'),
     LINK('max_uses past 2^53', '{"amount":100,"max_uses":99999999999999999999}', 422, 'max_uses_invalid', 'max_uses'),
+    CS('an amount past 2^53', '{"amount":99999999999999999999,"currency":"RUB"}', 'amount'),
+    CS('an amount of 1e400', '{"amount":1e400,"currency":"RUB"}', 'amount'),
+    CS('auto_return of 1e400', '{"amount":100,"currency":"RUB","settings":{"auto_return":1e400}}', 'settings.auto_return'),
+    WS('an amount past 2^53', '{"amount":99999999999999999999,"currency":"RUB"}', 'amount'),
   ],
   'schema limits': [
     M('a metadata key of 41 characters', `{"amount":100,"metadata":{"${'k'.repeat(41)}":"v"}}`, 422, 'metadata_invalid', `metadata.${'k'.repeat(41)}`),
@@ -115,6 +140,9 @@ const CLASSES: Record<string, Case[]> = {
   'headers': [
     { ...M('a non-ASCII byte in Idempotency-Key', '{"amount":100}', 400, 'idempotency_key_invalid', 'Idempotency-Key'), headers: { 'idempotency-key': 'key-\u00ff-1' } },
     { ...M('a Latin-1 letter in Idempotency-Key', '{"amount":100}', 400, 'idempotency_key_invalid', 'Idempotency-Key'), headers: { 'idempotency-key': 'key-\u00e9-1' } },
+    CS('an Idempotency-Key of 129 characters', '{"amount":100,"currency":"RUB"}', 'Idempotency-Key', { 'idempotency-key': 'k'.repeat(129) }),
+    CS('a Latin-1 letter in Idempotency-Key', '{"amount":100,"currency":"RUB"}', 'Idempotency-Key', { 'idempotency-key': 'key-\u00e9-1' }),
+    CS('both Authorization and X-API-Key', '{"amount":100,"currency":"RUB"}', 'X-API-Key', { 'x-api-key': secret.key }),
   ],
   'paths and queries': [
     { name: 'merchant: NUL in a payment id', api: 'merchant', method: 'GET', path: '/api/v2/payments/a%00b', auth: m.key, status: 400, code: 'url_invalid', param: 'path' },
@@ -125,6 +153,9 @@ const CLASSES: Record<string, Case[]> = {
     { name: 'sandbox ACS page: NUL in creq', api: 'gateway', method: 'GET', path: `/sandbox/3ds/${pid}?creq=%00`, status: 400, code: 'url_invalid', param: 'creq' },
     { name: 'merchant: NUL in a link id', api: 'merchant', method: 'GET', path: '/api/v2/links/a%00b', auth: m.key, status: 400, code: 'url_invalid', param: 'path' },
     { name: 'link page: NUL in the id', api: 'gateway', method: 'GET', path: '/link/a%00b', status: 400, code: 'url_invalid', param: 'path' },
+    { name: 'checkout session get: NUL in the id', api: 'gateway', method: 'GET', path: '/v2/payments/checkout/cs_a%00b', auth: secret.key, status: 400, code: 'validation_error', param: 'path' },
+    { name: 'checkout session get: a 10,000-character id', api: 'gateway', method: 'GET', path: `/v2/payments/checkout/cs_${'a'.repeat(10_000)}`, auth: secret.key, status: 404, code: 'checkout_session_not_found', param: 'id' },
+    { name: 'checkout cancel: NUL in the id', api: 'gateway', method: 'POST', path: '/checkout/cs_a%00b/cancel', raw: '{}', status: 400, code: 'url_invalid', param: 'path' },
     OP('NUL in a merchant id', 'GET', '/internal/merchants/a%00b', undefined, 400, 'url_invalid', 'path'),
     OP('NUL in an SBP member id', 'DELETE', '/internal/sbp/members/1000000001%001', undefined, 400, 'url_invalid', 'path'),
     { name: 'sbp: NUL in the popular limit', api: 'gateway', method: 'GET', path: '/sbp/members/popular?limit=1%00', status: 400, code: 'url_invalid', param: 'limit' },

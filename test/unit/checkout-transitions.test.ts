@@ -22,6 +22,7 @@ const COMMANDS: Record<string, CheckoutCommand> = {
   callback_fail: { type: 'settle', method: null, ref: 'r1', outcome: 'failed', code: 'authentication_failed' },
   callback_stale: { type: 'settle', method: null, ref: 'old', outcome: 'succeeded' },
   expire: { type: 'expire' },
+  cancel: { type: 'cancel' },
 };
 // Expected: awaiting of the next checkout + payment command type, or the error code.
 const AWAITED = ['three_ds', 'sbp', 'wallet', 'poll'];
@@ -31,6 +32,8 @@ function expected(state: string, cmd: string): string {
   if (cmd === 'settle_direct_ok') return 'null/succeed';
   if (cmd === 'settle_direct_fail') return 'null/fail';
   if (cmd === 'expire') return 'null/expire';
+  // The customer may be paying in a bank or wallet app: that attempt decides first. A 3-D Secure challenge may be abandoned.
+  if (cmd === 'cancel') return ['sbp', 'wallet', 'poll'].includes(state) ? 'checkout_not_cancellable' : 'null/cancel';
   if (cmd === 'callback_stale') return 'checkout_action_stale';
   return AWAITED.includes(state) ? `null/${cmd === 'callback_ok' ? 'succeed' : 'fail'}` : 'checkout_action_stale';
 }

@@ -15,19 +15,21 @@ const COMMANDS: Record<string, PaymentCommand> = {
   succeed: { type: 'succeed', method: 'card', card },
   fail: { type: 'fail', method: 'card', code: 'card_declined', card },
   expire: { type: 'expire' },
+  cancel: { type: 'cancel' },
   refund_part: { type: 'refund', amount: 400 },
   refund_all: { type: 'refund', amount: 1000 },
 };
 
 // Expected next status, or the domain error code.
 const TABLE: Record<PaymentStatus, Record<string, string>> = {
-  pending: { succeed: 'succeeded', fail: 'failed', expire: 'expired', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
-  succeeded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', refund_part: 'partially_refunded', refund_all: 'refunded' },
-  failed: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
-  expired: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
-  refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
-  partially_refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', refund_part: 'refunded', refund_all: 'refund_amount_invalid' },
-  review: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
+  pending: { succeed: 'succeeded', fail: 'failed', expire: 'expired', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
+  succeeded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'partially_refunded', refund_all: 'refunded' },
+  failed: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
+  expired: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
+  refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
+  partially_refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'refunded', refund_all: 'refund_amount_invalid' },
+  review: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
+  cancelled: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
 };
 
 t.test('the table covers every status', async (t) => t.same(Object.keys(TABLE).sort(), [...PAYMENT_STATUSES].sort()));
@@ -77,4 +79,15 @@ t.test('creation computes fee and net and the window', async (t) => {
   t.equal(p.net, 965);
   t.equal(p.expiresAt, 61_000);
   t.equal(p.version, 1);
+});
+
+t.test('cancel: a pending gateway session only (a merchant API payment has no cancel link)', async (t) => {
+  const session = { webhookUrl: null, successUrl: null, cancelUrl: 'https://shop.example/back', paymentMethods: null, buttonText: null, autoReturn: null, initialMethod: null };
+  const r = transition({ ...base('pending'), session }, COMMANDS.cancel, 9);
+  t.ok(r.ok);
+  if (r.ok) { t.equal(r.state.status, 'cancelled'); t.same(r.events, ['payment.cancelled']); }
+  for (const status of PAYMENT_STATUSES.filter((x) => x !== 'pending')) {
+    const again = transition({ ...base(status), session }, COMMANDS.cancel, 9);
+    t.equal(again.ok ? again.state.status : again.code, 'payment_not_payable', `${status} session + cancel`);
+  }
 });

@@ -106,4 +106,7 @@ t.test('gateway target order: session URL, channel webhook, channel row, merchan
   t.equal(resolveGatewayTarget({ ...base, eventType: 'payment.refunded' }), null, 'the channel row does not want it');
   t.same(resolveGatewayTarget({ ...base, channelId: null }), { url: wide.url, secrets: ['sw'], settingsId: 'w' });
   t.equal(resolveGatewayTarget({ ...base, rows: [], sessionWebhookUrl: 'https://s.example' }), null, 'nothing to sign with');
+  t.same(resolveGatewayTarget({ ...base, rows: [], channelSecrets: ['own'], sessionWebhookUrl: 'https://s.example' }), { url: 'https://s.example', secrets: ['own'], settingsId: null },
+    'a session URL signs with its channel\'s own secret even when the channel has no URL');
+  t.same(resolveGatewayTarget({ ...base, channelSecrets: ['own'], sessionWebhookUrl: 'https://s.example' })?.secrets, ['own'], 'the channel\'s secret before a settings row\'s');
 });

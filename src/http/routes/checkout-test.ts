@@ -6,7 +6,7 @@ import { TestCompleteRequest, TEST_COMPLETE_FIELD_CODES } from '../../api/checko
 import { checkoutStatusView } from '../../api/checkout-view.js';
 import { toMerchantPayment } from '../../api/merchant-payment-view.js';
 import { compile } from '../../api/validate.js';
-import { PAYMENT_ID_RE } from '../../domain/ids.js';
+import { isCheckoutId } from '../../domain/ids.js';
 import { fail } from '../../errors.js';
 import { loadCheckout } from '../../store/checkout-repo.js';
 import type { Principal } from '../auth.js';
@@ -18,11 +18,14 @@ import type { Services } from '../services.js';
 
 const validate = compile(TestCompleteRequest, TEST_COMPLETE_FIELD_CODES);
 
-async function complete(s: Services, merchantId: string, id: string, raw: unknown) {
+async function complete(s: Services, merchantId: string, id: string, raw: unknown, api: 'merchant' | 'gateway') {
   const v = validate(raw);
   if (!v.ok) return { failure: v.failure };
-  const found = PAYMENT_ID_RE.test(id) ? await loadCheckout(s.db, id) : null;
-  if (!found || found.payment.merchantId !== merchantId || found.payment.livemode) return { failure: fail('payment_not_found', 'id') };
+  const found = isCheckoutId(id) ? await loadCheckout(s.db, id) : null;
+  // A gateway session is not the merchant API's payment (the gateway helper completes both: the
+  // hosted checkout of a merchant API payment is also the gateway's public checkout).
+  const own = found !== null && (api === 'gateway' || found.payment.session === null);
+  if (!found || !own || found.payment.merchantId !== merchantId || found.payment.livemode) return { failure: fail('payment_not_found', 'id') };
   const reply = await s.dispatcher.send({ kind: 'checkout.complete', id, outcome: v.value.outcome, failureCode: v.value.failure_code ?? null });
   if (!reply.ok) return { failure: reply.failure };
   return { reply };
@@ -31,7 +34,7 @@ async function complete(s: Services, merchantId: string, id: string, raw: unknow
 async function merchantComplete(ctx: Ctx, s: Services, raw: unknown) {
   const who = ctx.auth as Principal;
   if (who.livemode) return sendFailure(ctx, fail('route_not_found', null, 'test helpers exist in test mode only'));
-  const r = await complete(s, who.merchant.id, ctx.params[0], raw);
+  const r = await complete(s, who.merchant.id, ctx.params[0], raw, 'merchant');
   if (r.failure) {
     // The merchant API names an unsuitable status payment_not_payable (409).
     return sendFailure(ctx, r.failure.code === 'checkout_closed' ? fail('payment_not_payable') : r.failure);
@@ -43,7 +46,7 @@ async function merchantComplete(ctx: Ctx, s: Services, raw: unknown) {
 async function gatewayComplete(ctx: Ctx, s: Services, raw: unknown) {
   const who = principalOf(ctx);
   if (who.livemode) return sendFailure(ctx, fail('route_not_found', null, 'test helpers exist in test mode only'));
-  const r = await complete(s, who.merchant.id, ctx.params[0], raw);
+  const r = await complete(s, who.merchant.id, ctx.params[0], raw, 'gateway');
   if (r.failure) return sendFailure(ctx, r.failure);
   sendJson(ctx, 200, checkoutStatusView(r.reply!.payment, r.reply!.checkout!, ctx.requestId));
 }

@@ -5,7 +5,7 @@ import { PayRequest, PAY_FIELD_CODES, SubmitMethodRequest, SUBMIT_FIELD_CODES } 
 import { checkoutStatusView, effectiveMethodView, submitView } from '../../api/checkout-view.js';
 import { compile, dropNulls } from '../../api/validate.js';
 import { cardSummary, checkCard } from '../../domain/card.js';
-import { PAYMENT_ID_RE } from '../../domain/ids.js';
+import { isCheckoutId } from '../../domain/ids.js';
 import type { MethodCode } from '../../domain/methods.js';
 import { fail } from '../../errors.js';
 import type { SubmitAction } from '../../../actors/protocol.js';
@@ -23,7 +23,7 @@ const validatePay = compile(PayRequest, PAY_FIELD_CODES);
 /** The payment behind a session id, or the 404 already sent. */
 async function sessionOf(ctx: Ctx, s: Services): Promise<PaymentWithCheckout | null> {
   const id = ctx.params[0];
-  const found = PAYMENT_ID_RE.test(id) ? await s.reads.checkout(id) : null;
+  const found = isCheckoutId(id) ? await s.reads.checkout(id) : null;
   if (!found) { sendFailure(ctx, fail('payment_not_found', 'id')); return null; }
   return found;
 }
@@ -104,9 +104,21 @@ async function pay(ctx: Ctx, s: Services, raw: unknown) {
   sendJson(ctx, 200, submitView(reply.payment, reply.checkout!, ctx.requestId));
 }
 
+/** The page's cancel link of a gateway session: through the session's actor; 409 once finished. */
+async function cancel(ctx: Ctx, s: Services) {
+  const found = await sessionOf(ctx, s);
+  if (!found) return;
+  if (!found.payment.session) return sendFailure(ctx, fail('checkout_session_not_found', 'id'));
+  const reply = await s.dispatcher.send({ kind: 'checkout.cancel', id: found.payment.id });
+  if (!reply.ok) return sendFailure(ctx, reply.failure);
+  s.log.info({ requestId: ctx.requestId, paymentId: reply.payment.id }, 'checkout session cancelled by the customer');
+  sendJson(ctx, 200, checkoutStatusView(reply.payment, reply.checkout!, ctx.requestId));
+}
+
 export const checkoutRoutes: Route[] = [
   { method: 'GET', path: '/checkout/:id/methods', api: 'gateway', auth: 'none', handler: methods },
   { method: 'GET', path: '/checkout/:id/status', api: 'gateway', auth: 'none', handler: status },
   { method: 'POST', path: '/checkout/:id/submit-method', api: 'gateway', auth: 'none', body: true, handler: submit },
   { method: 'POST', path: '/checkout/:id/pay', api: 'gateway', auth: 'none', body: true, handler: pay },
+  { method: 'POST', path: '/checkout/:id/cancel', api: 'gateway', auth: 'none', body: true, handler: cancel },
 ];

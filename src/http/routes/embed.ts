@@ -8,6 +8,7 @@ import { findDemoMerchant, type Merchant } from '../../store/merchants-repo.js';
 import { newNonce } from '../../web/html.js';
 import { demoHeaders, renderDemoPage } from '../../web/demo-page.js';
 import { checkoutScript } from '../../web/embed-script.js';
+import { widgetScript } from '../../web/widget-script.js';
 import { send, type Ctx } from '../context.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
@@ -28,6 +29,19 @@ function checkoutJs(ctx: Ctx, s: Services): void {
 }
 
 /** The demo merchant when the demo is enabled (DEMO_MERCHANT), else null: /demo is then not found. */
+let widget: { origin: string; text: string } | null = null;
+
+/** GET /widget/v1/widget.js: the payment widget (src/web/widget-script.ts). */
+function widgetJs(ctx: Ctx, s: Services): void {
+  const origin = serviceOrigin(s);
+  if (widget?.origin !== origin) widget = { origin, text: widgetScript(origin) };
+  send(ctx, 200, widget.text, 'text/javascript; charset=utf-8', [
+    ['Cache-Control', 'public, max-age=300'],
+    ['X-Content-Type-Options', 'nosniff'],
+    ['Cross-Origin-Resource-Policy', 'cross-origin'],
+  ]);
+}
+
 async function demoMerchant(s: Services): Promise<Merchant | null> {
   return s.config.demoMerchant ? findDemoMerchant(s.db) : null;
 }
@@ -59,6 +73,7 @@ async function demoPayment(ctx: Ctx, s: Services): Promise<void> {
 
 export const embedRoutes: Route[] = [
   { method: 'GET', path: '/js/v1/checkout.js', api: 'gateway', auth: 'none', handler: checkoutJs },
+  { method: 'GET', path: '/widget/v1/widget.js', api: 'gateway', auth: 'none', handler: widgetJs },
   { method: 'GET', path: '/demo', api: 'gateway', auth: 'none', handler: demoPage },
   { method: 'POST', path: '/demo/payments', api: 'gateway', auth: 'none', handler: demoPayment },
 ];

@@ -18,6 +18,7 @@ import { internalSbpRoutes } from './internal-sbp.js';
 
 import { gatewayChannelRoutes } from './gateway-channels.js';
 import { gatewayPayoutRoutes } from './gateway-payouts.js';
+import { gatewayCheckoutRoutes } from './gateway-checkout.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -38,4 +39,5 @@ export const allRoutes: Route[] = [
 
   ...gatewayChannelRoutes,
   ...gatewayPayoutRoutes,
+  ...gatewayCheckoutRoutes,
 ];

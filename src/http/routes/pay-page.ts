@@ -3,7 +3,8 @@
 // Framable by the merchant's allowlisted origins only (frame-ancestors); `?origin=` (set by the
 // embedded-form script) names the parent, and the page reports its outcome to it only when that
 // origin is on the allowlist (src/domain/frame-origins.ts).
-import { PAYMENT_ID_RE } from '../../domain/ids.js';
+import { isCheckoutId } from '../../domain/ids.js';
+import { findChannel } from '../../store/channels-repo.js';
 import { customerKeyOf, listSavedCards, loadCheckout } from '../../store/checkout-repo.js';
 import { newNonce } from '../../web/html.js';
 import { AUTO_RETURN_MS, renderNotFound, renderPayPage } from '../../web/pay-view.js';
@@ -18,7 +19,7 @@ import type { Services } from '../services.js';
 async function payPage(ctx: Ctx, s: Services) {
   const id = ctx.params[0];
   const nonce = newNonce();
-  const found = PAYMENT_ID_RE.test(id) ? await loadCheckout(s.db, id) : null;
+  const found = isCheckoutId(id) ? await loadCheckout(s.db, id) : null;
   if (!found) return sendHtml(ctx, 404, renderNotFound(pageLang(ctx, null), nonce), nonce);
   const { payment, checkout } = found;
   const { allowlist, parentOrigin } = await framingOf(s, payment.merchantId, new URLSearchParams(ctx.query).get('origin'));
@@ -30,8 +31,14 @@ async function payPage(ctx: Ctx, s: Services) {
   const savedCards = has('recurrent') && customer ? await listSavedCards(s.db, payment.merchantId, payment.livemode, customer) : [];
   // Fails open (logged in sbp-list.ts): without the list the page shows the QR code alone.
   const sbpMembers = has('sbp') ? (await activeSbpMembers(s)).members : [];
-  const html = renderPayPage({ payment, checkout, methods: eff.methods, fallback: eff.fallback, savedCards, sbpMembers, lang, nonce, autoReturnMs: AUTO_RETURN_MS, parentOrigin });
-  sendFramableHtml(ctx, 200, html, nonce, allowlist);
+  // A gateway session shows its channel's branding over the merchant's defaults.
+  const channel = payment.channelId
+    ? await findChannel(s.db, { merchantId: payment.merchantId, livemode: payment.livemode }, { by: 'id', value: payment.channelId }).catch(() => null)
+    : null;
+  const b = channel?.branding;
+  const branding = b ? { logoUrl: b.logo_url ?? null, primaryColor: b.primary_color ?? null, customTitle: b.custom_title ?? null } : null;
+  const html = renderPayPage({ payment, checkout, methods: eff.methods, fallback: eff.fallback, savedCards, sbpMembers, lang, nonce, autoReturnMs: AUTO_RETURN_MS, parentOrigin, branding });
+  sendFramableHtml(ctx, 200, html, nonce, allowlist, branding?.logoUrl ? new URL(branding.logoUrl).origin : null);
 }
 
 export const payPageRoutes: Route[] = [

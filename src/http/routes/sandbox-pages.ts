@@ -6,7 +6,7 @@
 // the hosted page. A page or an answer that cannot go on says why on an error page (400, 409, ...),
 // never by a silent redirect. The ACS may be framed like the hosted page (the merchant's allowlist):
 // inside the embedded form the challenge carries `origin` and returns to /pay/{id}?origin=….
-import { PAYMENT_ID_RE } from '../../domain/ids.js';
+import { isCheckoutId } from '../../domain/ids.js';
 import { ERRORS, messageFor, type ErrorCode } from '../../errors.js';
 import { loadCheckout, type PaymentWithCheckout } from '../../store/checkout-repo.js';
 import { newNonce } from '../../web/html.js';
@@ -40,7 +40,7 @@ const catalogueError = (ctx: Ctx, lang: PageLang, code: ErrorCode, id: string) =
 /** The payment and its checkout, or null once a 404 page is sent (unknown id, or a live payment). */
 async function load(ctx: Ctx, s: Services): Promise<PaymentWithCheckout | null> {
   const id = ctx.params[0];
-  const found = PAYMENT_ID_RE.test(id) ? await loadCheckout(s.db, id) : null;
+  const found = isCheckoutId(id) ? await loadCheckout(s.db, id) : null;
   if (!found || found.payment.livemode) {
     const nonce = newNonce();
     sendHtml(ctx, 404, renderSandboxNotFound(nonce), nonce);

@@ -5,7 +5,7 @@
 // `limit` is an integer 1-100 (else 422 LIMIT_INVALID). Every lookup error or deadline answers an
 // empty list (fail open, logged), never a 5xx; an unknown session id is still 404.
 import { withDeadline } from '../../deadline.js';
-import { PAYMENT_ID_RE } from '../../domain/ids.js';
+import { isCheckoutId } from '../../domain/ids.js';
 import { parseListLimit, type SbpMember } from '../../domain/sbp-member.js';
 import { fail } from '../../errors.js';
 import type { Ctx } from '../context.js';
@@ -37,7 +37,7 @@ async function forCheckout(ctx: Ctx, s: Services) {
   const limit = limitOf(ctx);
   if (limit === null) return;
   const id = ctx.params[0];
-  if (!PAYMENT_ID_RE.test(id)) return sendFailure(ctx, fail('payment_not_found', 'id'));
+  if (!isCheckoutId(id)) return sendFailure(ctx, fail('payment_not_found', 'id'));
   // Per payment: never kept by a shared cache.
   const answer = (data: SbpMember[], supported: boolean) =>
     sendJson(ctx, 200, { data, count: data.length, currency_supported: supported, request_id: ctx.requestId }, [['Cache-Control', 'no-store']]);
