@@ -1,7 +1,7 @@
 // Gateway payments in the OpenAPI document: GET /v2/payments, GET /v2/payments/{id} and POST
 // /v2/payments/{id}/refund, under the root servers with the gateway's keys and error envelope.
 import type { TSchema } from '@sinclair/typebox';
-import { GatewayPayment, GatewayPaymentList, GatewayRefundRequest, GatewayRefundResponse } from './gateway-payments.js';
+import { CaptureRequest, CreateGatewayPaymentRequest, GatewayPayment, GatewayPaymentList, GatewayRefundRequest, GatewayRefundResponse } from './gateway-payments.js';
 import { rootServers } from './openapi-servers.js';
 
 function plain(s: TSchema): Record<string, unknown> {
@@ -32,6 +32,14 @@ export function gatewayPaymentPaths(publicBaseUrl: string): Record<string, unkno
         ],
         responses: { 200: { description: 'A page', content: json(ref('GatewayPaymentList')) }, ...errs(400, 401, 403, 429) },
       },
+      post: {
+        operationId: 'createGatewayPayment', summary: 'Create a direct payment (card, saved-card token or wallet token)',
+        description: 'Secret key, or restricted key with payments:write. Raw card data only for merchants the operator allowed (else 403 CARD_DATA_NOT_ALLOWED). The sandbox test cards decide the outcome; a 3-D Secure card answers requires_action with next_action. capture_method manual answers authorized.',
+        security,
+        parameters: [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 128 }, description: 'Replays the first answer for 24 hours; another body with the same key is 409' }],
+        requestBody: { required: true, content: json(ref('CreateGatewayPaymentRequest')) },
+        responses: { 200: { description: 'The payment (succeeded, failed, requires_action or authorized)', content: json(ref('GatewayPayment')) }, ...errs(400, 401, 403, 404, 409, 429) },
+      },
     },
     '/v2/payments/{id}': {
       servers,
@@ -39,6 +47,25 @@ export function gatewayPaymentPaths(publicBaseUrl: string): Record<string, unkno
         operationId: 'getGatewayPayment', summary: 'Retrieve a payment by payment_id, order_id, cs_ session id or upstream reference',
         description: 'Secret key, or restricted key with payments:read.', security, parameters: [idParam],
         responses: { 200: { description: 'The payment', content: json(ref('GatewayPayment')) }, ...errs(401, 403, 404, 429) },
+      },
+    },
+    '/v2/payments/{id}/capture': {
+      servers,
+      post: {
+        operationId: 'captureGatewayPayment', summary: 'Capture an authorized payment (all, or a part; the rest is released)',
+        description: 'Secret key, or restricted key with payments:write. Not authorized: 409 PAYMENT_NOT_CAPTURABLE; an amount above the authorized one: 400.',
+        security, parameters: [idParam],
+        requestBody: { required: false, content: json(ref('CaptureRequest')) },
+        responses: { 200: { description: 'The payment, now succeeded', content: json(ref('GatewayPayment')) }, ...errs(400, 401, 403, 404, 409, 429) },
+      },
+    },
+    '/v2/payments/{id}/cancel': {
+      servers,
+      post: {
+        operationId: 'cancelGatewayPayment', summary: 'Cancel (release) an authorized, uncaptured payment',
+        description: 'Secret key, or restricted key with payments:write. Any other state: 409 PAYMENT_NOT_CANCELLABLE.',
+        security, parameters: [idParam],
+        responses: { 200: { description: 'The payment, now cancelled', content: json(ref('GatewayPayment')) }, ...errs(401, 403, 404, 409, 429) },
       },
     },
     '/v2/payments/{id}/refund': {
@@ -58,4 +85,5 @@ export const gatewayPaymentSchemas = () => ({
   GatewayPayment: plain(GatewayPayment),
   GatewayPaymentList: { ...plain(GatewayPaymentList), properties: { ...(plain(GatewayPaymentList).properties as object), data: { type: 'array', items: ref('GatewayPayment') } } },
   GatewayRefundRequest: plain(GatewayRefundRequest), GatewayRefundResponse: plain(GatewayRefundResponse),
+  CreateGatewayPaymentRequest: plain(CreateGatewayPaymentRequest), CaptureRequest: plain(CaptureRequest),
 });

@@ -2,16 +2,22 @@
 // GET /v2/payments/{id} (by payment_id = cs_ session id, order_id or connector_transaction_id) and
 // POST /v2/payments/{id}/refund (refunds:write), which runs the merchant API's refund machinery: the
 // payment's actor (actors/refund-actor.ts), one refunds table. docs/decisions.md "Gateway direct payments".
-import { GATEWAY_REFUND_FIELD_CODES, GatewayRefundRequest, toGatewayPayment, toGatewayRefund } from '../../api/gateway-payments.js';
+import {
+  CaptureRequest, CREATE_PAYMENT_FIELD_CODES, CreateGatewayPaymentRequest, GATEWAY_REFUND_FIELD_CODES, GatewayRefundRequest, toGatewayPayment, toGatewayRefund,
+} from '../../api/gateway-payments.js';
+import { cardSummary, checkCard, type CheckedCard } from '../../domain/card.js';
+import { sessionId } from '../../domain/ids.js';
+import { findByIdempotencyKey } from '../../store/payments-repo.js';
+import { plan as planSession } from './gateway-checkout.js';
 import { compile, dropNulls } from '../../api/validate.js';
 import { parseDateTimeBound } from '../../domain/date-filter.js';
 import { GATEWAY_PAYMENT_STATUSES, paymentStatusesOf, type GatewayPaymentStatus } from '../../domain/gateway-payment.js';
 import { remainingOf } from '../../domain/refund.js';
-import { fail, type ApiFailure } from '../../errors.js';
+import { fail, isFailure, type ApiFailure } from '../../errors.js';
 import { findGatewayPayment, listGatewayPayments, type GatewayPaymentRead, type GatewayScope } from '../../store/gateway-payments-repo.js';
 import type { Ctx } from '../context.js';
 import { gatewayRoute, principalOf } from '../gateway.js';
-import { idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { createMailbox, idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -119,3 +125,104 @@ export const gatewayPaymentRoutes: Route[] = [
   gatewayRoute('GET', '/v2/payments/:id', 'payments:read', get),
   gatewayRoute('POST', '/v2/payments/:id/refund', 'refunds:write', refund, { body: true }),
 ];
+
+// -- Direct payments: POST /v2/payments, capture and cancel.
+
+const validateCreate = compile(CreateGatewayPaymentRequest, CREATE_PAYMENT_FIELD_CODES);
+const validateCapture = compile(CaptureRequest, { amount: 'capture_amount_invalid' });
+const CREATE_KEY_MAX = 128;
+
+/** Current view of a payment after a command (its refund count and bank reference from the row). */
+async function viewOf(s: Services, ctx: Ctx, id: string) {
+  const r = await findGatewayPayment(s.db, scopeOfCtx(ctx), id);
+  return r ? view(r) : null;
+}
+
+async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
+  const who = principalOf(ctx);
+  const body = dropNulls(raw);
+  const v = validateCreate(body);
+  if (!v.ok) return sendFailure(ctx, v.failure);
+  const b = v.value;
+  const method = b.payment_method ?? 'card';
+  // Card data first: a merchant outside PCI scope is refused before anything about the card is read.
+  if (b.card !== undefined && !who.merchant.cardDataAllowed) return sendFailure(ctx, fail('card_data_not_allowed', 'card'));
+  const details = method === 'card' ? b.card : method === 'token' ? b.token : b.wallet;
+  if (details === undefined) return sendFailure(ctx, fail('payment_method_details_missing', method));
+  let checked: CheckedCard | null = null;
+  if (method === 'card') {
+    const c = checkCard(b.card!, Date.now());
+    // The param names the field; the number itself is never echoed.
+    if (!c.ok) return sendFailure(ctx, fail(c.code, `card.${c.param}`));
+    checked = c.card;
+  }
+  const key = ctx.headers['idempotency-key'];
+  if (key !== undefined && key.length > CREATE_KEY_MAX) return sendFailure(ctx, fail('idempotency_key_invalid', 'Idempotency-Key', `at most ${CREATE_KEY_MAX} characters here`));
+  const planned = await planSession(s, who, {
+    amount: b.amount, currency: b.currency, description: b.description, order_id: b.order_id, customer: b.customer,
+    metadata: b.metadata, webhook_url: b.webhook_url, channel_id: b.channel_id,
+  });
+  if (isFailure(planned)) return sendFailure(ctx, planned as ApiFailure);
+  const input = { ...planned.input, method: 'card' as const, session: { ...planned.input.session, captureMethod: b.capture_method ?? 'automatic' } };
+  // The hash covers the request without the card number (never kept, not even hashed).
+  const hashed = { ...b, card: b.card ? { last4: b.card.number.slice(-4), exp_month: b.card.exp_month, exp_year: b.card.exp_year } : undefined };
+  const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'session', '/v2/payments', hashed);
+  if ('code' in idem) return sendFailure(ctx, idem);
+  const render = (pv: ReturnType<typeof view>, requestId: string): StoredAnswer => ({ status: 200, requestId, body: JSON.stringify(pv) });
+  await runIdempotent(ctx, s, {
+    ...idem,
+    async committed() {
+      const p = await findByIdempotencyKey(s.db, who.merchant.id, who.livemode, idem.key!);
+      const pv = p ? await viewOf(s, ctx, p.id) : null;
+      return p && pv ? { ...render(pv, p.requestId), hash: p.requestHash ?? '' } : null;
+    },
+  }, async () => {
+    const id = sessionId();
+    const created = await s.dispatcher.send({
+      kind: 'payment.create', id, input, mailbox: createMailbox(idem),
+      ctx: {
+        id, merchantId: who.merchant.id, livemode: who.livemode, fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },
+        windowSeconds: s.config.sessionWindowSeconds, requestId: ctx.requestId, idempotencyKey: idem.key, requestHash: idem.key ? idem.hash : null,
+      },
+    });
+    if (!created.ok) return { failure: created.failure };
+    if (!created.replayed) {
+      const paid = checked
+        ? await s.dispatcher.send({ kind: 'checkout.pay', id, card: checked, summary: cardSummary(checked, s.config.cardFingerprintKey, null) })
+        : await s.dispatcher.send({
+          kind: 'checkout.submit', id,
+          action: method === 'token' ? { method: 'recurrent', savedId: b.token! } : { method: b.wallet!.type, token: b.wallet!.token },
+        });
+      if (!paid.ok) return { failure: paid.failure };
+      s.log.info({ requestId: ctx.requestId, paymentId: id, method, status: paid.payment.status }, 'gateway direct payment');
+    }
+    const pv = await viewOf(s, ctx, created.payment.id);
+    return pv ? { answer: render(pv, created.payment.requestId), replayed: created.replayed } : { failure: fail('payment_not_found', 'id') };
+  });
+}
+
+/** Capture and cancel: a state change through the payment's actor (the version check picks one winner). */
+function stateChange(kind: 'capture' | 'void') {
+  return async (ctx: Ctx, s: Services, raw: unknown) => {
+    const found = await lookup(ctx, s);
+    if ('code' in found) return sendFailure(ctx, found);
+    let amount: number | undefined;
+    if (kind === 'capture') {
+      const v = validateCapture(dropNulls(raw ?? {}));
+      if (!v.ok) return sendFailure(ctx, v.failure);
+      amount = v.value.amount;
+    }
+    const reply = await s.dispatcher.send({
+      kind: 'payment.apply', id: found.payment.id, command: kind === 'capture' ? { type: 'capture', ...(amount !== undefined ? { amount } : {}) } : { type: 'void' },
+    });
+    if (!reply.ok) return sendFailure(ctx, reply.failure.code === 'capture_amount_invalid' ? { ...reply.failure, param: 'amount', detail: `at most ${found.payment.amount}` } : reply.failure);
+    const pv = await viewOf(s, ctx, found.payment.id);
+    sendJson(ctx, 200, pv);
+  };
+}
+
+gatewayPaymentRoutes.unshift(gatewayRoute('POST', '/v2/payments', 'payments:write', createDirect, { body: true }));
+gatewayPaymentRoutes.push(
+  gatewayRoute('POST', '/v2/payments/:id/capture', 'payments:write', stateChange('capture'), { body: true }),
+  gatewayRoute('POST', '/v2/payments/:id/cancel', 'payments:write', stateChange('void'), { body: true }),
+);
