@@ -132,3 +132,22 @@ t.test('Idempotency-Key: the same request once, replayed; another body is 409', 
   const attempts = await s.db.query('SELECT count(*)::int AS n FROM connector_attempts WHERE aggregate_id = $1', [first.body.id]);
   t.equal(attempts.rows[0].n, 1, 'the bank was asked once');
 });
+
+t.test('payment_method token (a saved card of this customer) and wallet; neither needs card_data_allowed', async (t) => {
+  const mm = await s.merchant({ currencies: ['RUB'], default_currency: 'RUB' });
+  const key = (await issue(s, mm.id, { kind: 'secret', mode: 'test' })).key;
+  const first = await s.request('POST', '/v2/payments/checkout', { key, body: { amount: 100, currency: 'RUB', customer: { email: 'eve@shop.example' } } });
+  await s.request('POST', `/checkout/${first.body.id}/pay`, { body: card(CARDS.mastercard) });
+  const pm = (await s.db.query('SELECT id FROM saved_cards WHERE payment_id = $1', [first.body.id])).rows[0]?.id as string;
+  t.match(pm, /^pm_/, 'the hosted payment saved the card');
+  const byToken = await s.request('POST', '/v2/payments', { key, body: { amount: 700, currency: 'RUB', payment_method: 'token', token: pm, customer: { email: 'eve@shop.example' } } });
+  t.equal(byToken.status, 200, byToken.text);
+  t.match(byToken.body, { status: 'succeeded', card_last4: '4444', amount: 700 });
+  const stranger = await s.request('POST', '/v2/payments', { key, body: { amount: 700, currency: 'RUB', payment_method: 'token', token: pm, customer: { email: 'mallory@shop.example' } } });
+  t.equal(stranger.status, 404, 'another customer\'s saved card is not found');
+  const wallet = await s.request('POST', '/v2/payments', { key, body: { amount: 700, currency: 'RUB', payment_method: 'wallet', wallet: { type: 'google_pay', token: 'tok_ok' } } });
+  t.equal(wallet.status, 200, wallet.text);
+  t.equal(wallet.body.status, 'succeeded');
+  const refused = await s.request('POST', '/v2/payments', { key, body: { amount: 700, currency: 'RUB', payment_method: 'wallet', wallet: { type: 'apple_pay', token: 'sandbox_decline' } } });
+  t.equal(refused.body.status, 'failed');
+});
