@@ -73,7 +73,7 @@ export const CREATE_PAYMENT_FIELD_CODES: Record<string, ErrorCode> = {
 };
 
 export const CaptureRequest = Type.Object({
-  amount: Type.Optional(Type.Integer({ minimum: 1, description: 'At most the authorized amount; the rest is released' })),
+  amount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'At most the authorized amount; the rest is released' })),
 }, { additionalProperties: false, $id: 'CaptureRequest' });
 export type GatewayPaymentView = Static<typeof GatewayPayment>;
 
@@ -83,7 +83,7 @@ export const GatewayPaymentList = Type.Object({
 }, { $id: 'GatewayPaymentList' });
 
 export const GatewayRefundRequest = Type.Object({
-  amount: Type.Optional(Type.Integer({ minimum: 1, description: 'Minor units; omit for the whole remaining balance' })),
+  amount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'Minor units; omit for the whole remaining balance' })),
   reason: Type.Optional(Type.String({ maxLength: 500 })),
   idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Replays the first answer for 24 hours' })),
 }, { $id: 'GatewayRefundRequest', additionalProperties: false });
