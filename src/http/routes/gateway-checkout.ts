@@ -16,12 +16,11 @@ import type { MethodCode } from '../../domain/methods.js';
 import type { Payment } from '../../domain/payment.js';
 import { applyPaymentRules } from '../../domain/payment-rules.js';
 import { fail, isFailure, type ApiFailure } from '../../errors.js';
-import { findByIdempotencyKey } from '../../store/payments-repo.js';
 import type { Principal } from '../auth.js';
 import { effectiveMethods } from '../catalog.js';
 import type { Ctx } from '../context.js';
 import { channelScopeRefusal, gatewayRoute, principalOf, resolveChannelForSession } from '../gateway.js';
-import { idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { createMailbox, idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import { sbpMembersAnswer } from '../sbp-list.js';
@@ -79,17 +78,12 @@ async function createSession(ctx: Ctx, s: Services, who: Principal, b: Body, bod
   const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'session', CHECKOUT_PATH, body);
   if ('code' in idem) return sendFailure(ctx, idem);
   const idemKey = idem.key;
-  await runIdempotent(ctx, s, {
-    ...idem,
-    async committed() {
-      const p = await findByIdempotencyKey(s.db, who.merchant.id, who.livemode, idemKey!);
-      // The key is shared with merchant API payments (one unique index): such a row never matches the hash.
-      return p ? { ...render(p), hash: p.requestHash ?? '' } : null;
-    },
-  }, async () => {
+  // Postgres arbitrates the key (the actor's insert); the key is shared with merchant API payments
+  // (one unique index), and such a row never matches this request's hash (409).
+  await runIdempotent(ctx, s, idem, async () => {
     const id = sessionId();
     const reply = await s.dispatcher.send({
-      kind: 'payment.create', id, input: planned.input,
+      kind: 'payment.create', id, input: planned.input, mailbox: createMailbox(idem),
       ctx: {
         id, merchantId: who.merchant.id, livemode: who.livemode,
         fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },

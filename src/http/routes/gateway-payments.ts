@@ -7,7 +7,6 @@ import {
 } from '../../api/gateway-payments.js';
 import { cardSummary, checkCard, type CheckedCard } from '../../domain/card.js';
 import { sessionId } from '../../domain/ids.js';
-import { findByIdempotencyKey } from '../../store/payments-repo.js';
 import { plan as planSession } from './gateway-checkout.js';
 import { compile, dropNulls } from '../../api/validate.js';
 import { parseDateTimeBound } from '../../domain/date-filter.js';
@@ -169,14 +168,8 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
   const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'session', '/v2/payments', hashed);
   if ('code' in idem) return sendFailure(ctx, idem);
   const render = (pv: ReturnType<typeof view>, requestId: string): StoredAnswer => ({ status: 200, requestId, body: JSON.stringify(pv) });
-  await runIdempotent(ctx, s, {
-    ...idem,
-    async committed() {
-      const p = await findByIdempotencyKey(s.db, who.merchant.id, who.livemode, idem.key!);
-      const pv = p ? await viewOf(s, ctx, p.id) : null;
-      return p && pv ? { ...render(pv, p.requestId), hash: p.requestHash ?? '' } : null;
-    },
-  }, async () => {
+  // Postgres arbitrates the key (the actor's insert); a replay renders the payment as it is now.
+  await runIdempotent(ctx, s, idem, async () => {
     const id = sessionId();
     const created = await s.dispatcher.send({
       kind: 'payment.create', id, input, mailbox: createMailbox(idem),
