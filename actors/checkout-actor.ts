@@ -65,7 +65,10 @@ async function write(ctx: ActorContext, cur: PaymentWithCheckout, step: { checko
   let next: Payment = { ...payment, updatedAt: now, version: payment.version + 1 };
   let events: string[] = [];
   if (step.payment) {
-    const moved = transition(payment, step.payment, now);
+    // A direct payment with capture_method manual: the bank's yes is an authorization, taken by capture.
+    const cmd: PaymentCommand = step.payment.type === 'succeed' && payment.session?.captureMethod === 'manual'
+      ? { type: 'authorize', method: step.payment.method, card: step.payment.card } : step.payment;
+    const moved = transition(payment, cmd, now);
     if (!moved.ok) return failed(fail('checkout_closed'));
     next = moved.state;
     events = moved.events;

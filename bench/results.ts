@@ -81,6 +81,12 @@ export function judge(r: Pick<BenchResults, 'baselines' | 'server' | 'webhooks' 
       if (failed(s.checkout)) flags.push(`WORKERS=${w} checkout: ${failed(s.checkout)} non-2xx/errors ${JSON.stringify(s.checkout.statusCodes)}`);
       rss = Math.max(rss, s.checkout.peakRssMb);
     }
+    if (s.direct) {
+      // Reported, not judged: a direct payment is a session create plus the sandbox bank's charge.
+      if (s.create) targets.push({ workers: w, check: 'direct payment req/s ÷ merchant create req/s (info)', value: round(s.direct.reqPerSec / s.create.reqPerSec), target: 'reported', pass: true });
+      if (failed(s.direct)) flags.push(`WORKERS=${w} direct: ${failed(s.direct)} non-2xx/errors ${JSON.stringify(s.direct.statusCodes)}`);
+      rss = Math.max(rss, s.direct.peakRssMb);
+    }
     if (s.get) {
       judgeGet(w, 'get', s.get, add);
       rss = Math.max(rss, s.get.peakRssMb);
@@ -143,6 +149,7 @@ export function figureRows(r: BenchResults): string[][] {
   for (const s of r.server) {
     if (s.create) load(`POST /api/v2/payments, WORKERS=${s.workers}`, s.create, s.create.peakRssMb);
     if (s.checkout) load(`POST /v2/payments/checkout, WORKERS=${s.workers}`, s.checkout, s.checkout.peakRssMb);
+    if (s.direct) load(`POST /v2/payments (card, automatic capture), WORKERS=${s.workers}`, s.direct, s.direct.peakRssMb);
     if (s.get) load(`GET /api/v2/payments/{id}, WORKERS=${s.workers}`, s.get, s.get.peakRssMb);
   }
   const m = r.multiGet;

@@ -7,7 +7,7 @@
 // BENCH_QUIET_WAIT_SECONDS (60: how long each scenario waits for the shared CPUs to go idle),
 // BENCH_RESULTS_DIR (bench/results), BENCH_WEBHOOKS (1; 0 skips the webhook scenario), BENCH_WEBHOOK_WORKERS (2), BENCH_WEBHOOK_RATE (1000),
 // BENCH_WEBHOOK_PACER (steady|autocannon), BENCH_GET2_WORKERS (1: WORKERS of each of the two processes
-// of the get2 scenario), BENCH_ONLY (a comma list of scenarios to run: hello, insert, create, checkout, get, get2,
+// of the get2 scenario), BENCH_ONLY (a comma list of scenarios to run: hello, insert, create, checkout, direct, get, get2,
 // payouts, webhooks; a filtered run writes only its dated results file, never latest.json),
 // DATABASE_URL, REDIS_URL (see environment.ts).
 import { randomBytes } from 'node:crypto';
@@ -41,14 +41,14 @@ const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number)
 const insertConnections = intEnv('BENCH_INSERT_CONNECTIONS', 64);
 const insertTable = process.env.BENCH_INSERT_TABLE === 'temp' ? 'temp' : 'durable';
 const quietWaitSeconds = intEnv('BENCH_QUIET_WAIT_SECONDS', 60);
-const SCENARIOS = ['hello', 'insert', 'create', 'checkout', 'get', 'get2', 'payouts', 'webhooks'] as const;
+const SCENARIOS = ['hello', 'insert', 'create', 'checkout', 'direct', 'get', 'get2', 'payouts', 'webhooks'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((x) => x.trim()).filter(Boolean) : null;
 for (const name of only ?? []) if (!(SCENARIOS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown scenario "${name}" (known: ${SCENARIOS.join(', ')})`);
 const want = (name: Scenario): boolean => !only || only.includes(name);
 const webhookWorkers = process.env.BENCH_WEBHOOKS === '0' || !want('webhooks') ? null : intEnv('BENCH_WEBHOOK_WORKERS', 2) || null;
 const get2Workers = intEnv('BENCH_GET2_WORKERS', 1) || 1;
-const serverScenarios = { create: want('create'), get: want('get'), checkout: want('checkout') };
+const serverScenarios = { create: want('create'), get: want('get'), checkout: want('checkout'), direct: want('direct') };
 const webhookRate = intEnv('BENCH_WEBHOOK_RATE', 1000);
 const webhookPacer = process.env.BENCH_WEBHOOK_PACER === 'autocannon' ? 'autocannon' : 'steady';
 const WEBHOOK_DRAIN_SECONDS = 15;
@@ -142,17 +142,17 @@ async function main(): Promise<void> {
   }
 
   const server: ServerRun[] = [];
-  for (const workers of serverScenarios.create || serverScenarios.get || serverScenarios.checkout ? workerCounts : []) {
+  for (const workers of serverScenarios.create || serverScenarios.get || serverScenarios.checkout || serverScenarios.direct ? workerCounts : []) {
     const db = `${runId}_w${workers}`;
     const kvPrefix = `bench:${runId}:w${workers}:`;
-    log(`server WORKERS=${workers}: ${[serverScenarios.create && 'create', serverScenarios.checkout && 'checkout', serverScenarios.get && 'get'].filter(Boolean).join(', then ')}`);
+    log(`server WORKERS=${workers}: ${[serverScenarios.create && 'create', serverScenarios.checkout && 'checkout', serverScenarios.direct && 'direct', serverScenarios.get && 'get'].filter(Boolean).join(', then ')}`);
     try {
       const run = await runServerScenarios({
         workers, databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, load, scenarios: serverScenarios,
         beforeScenario: (name) => quietBefore(`${name} WORKERS=${workers}`),
       });
       const ratio = run.create && run.checkout ? ` (${(run.checkout.reqPerSec / run.create.reqPerSec).toFixed(2)}× create)` : '';
-      log(`server WORKERS=${workers}: create ${run.create?.reqPerSec ?? '-'} req/s, checkout ${run.checkout?.reqPerSec ?? '-'} req/s${ratio}, get ${run.get?.reqPerSec ?? '-'} req/s`);
+      log(`server WORKERS=${workers}: create ${run.create?.reqPerSec ?? '-'} req/s, checkout ${run.checkout?.reqPerSec ?? '-'} req/s${ratio}, direct ${run.direct?.reqPerSec ?? '-'} req/s, get ${run.get?.reqPerSec ?? '-'} req/s`);
       server.push(run);
     } finally {
       await pg.dropDatabase(db);

@@ -23,7 +23,7 @@ export interface ServerScenarioOptions {
   /** Run only the create scenario (profiling). */
   createOnly?: boolean;
   /** Which scenarios to measure (default: all). */
-  scenarios?: { create: boolean; get: boolean; checkout?: boolean };
+  scenarios?: { create: boolean; get: boolean; checkout?: boolean; direct?: boolean };
   /** Awaited before each measured scenario ('create', 'get', 'get2'), e.g. to wait for an idle machine. */
   beforeScenario?: (name: string) => Promise<void>;
 }
@@ -37,6 +37,8 @@ export interface ServerRun {
   create: ScenarioFigures | null;
   /** POST /v2/payments/checkout; null when filtered out. */
   checkout?: ScenarioFigures | null;
+  /** POST /v2/payments (card 4242…, automatic capture: create and sandbox charge); null when filtered out. */
+  direct?: ScenarioFigures | null;
   get: ScenarioFigures | null;
 }
 
@@ -145,6 +147,20 @@ export function checkoutRequest(key: string, tag: string): autocannon.Request {
   };
 }
 
+/** POST /v2/payments with the sandbox's success card and automatic capture, each with its own Idempotency-Key. */
+export function directRequest(key: string, tag: string): autocannon.Request {
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+  let seq = 0;
+  return {
+    method: 'POST', path: '/v2/payments', headers,
+    setupRequest: (req) => {
+      const n = seq++;
+      const card = { number: '4242424242424242', exp_month: '12', exp_year: '34', cvc: '731' };
+      return { ...req, headers: { ...headers, 'idempotency-key': `${tag}-dp-${n}` }, body: JSON.stringify({ amount: 4900, currency: 'AZN', order_id: `order-${n}`, card }) };
+    },
+  };
+}
+
 /** GET of 100 existing payments in turn (`next` is shared by every connection). */
 function getRequest(key: string, ids: string[]): autocannon.Request {
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
@@ -174,12 +190,20 @@ export async function runServerScenarios(o: ServerScenarioOptions): Promise<Serv
       await o.beforeScenario?.('checkout');
       checkout = await withRss(pid, () => measure(url, [checkoutRequest(String(sk.key), tag)], o.load, [pid]));
     }
-    if (!want.get) return { workers: o.workers, startupMs, create, checkout, get: null };
+    let direct: ScenarioFigures | null = null;
+    if (want.direct) {
+      const merchant = await setupMerchant(url, adminToken);
+      await call(url, adminToken, 'PATCH', `/internal/merchants/${merchant.id}`, { card_data_allowed: true });
+      const sk = await call(url, adminToken, 'POST', `/internal/merchants/${merchant.id}/api-keys`, { kind: 'secret', mode: 'test' });
+      await o.beforeScenario?.('direct');
+      direct = await withRss(pid, () => measure(url, [directRequest(String(sk.key), tag)], o.load, [pid]));
+    }
+    if (!want.get) return { workers: o.workers, startupMs, create, checkout, direct, get: null };
 
     const ids = await seedPayments(url, key, tag, 100);
     await o.beforeScenario?.('get');
     const get = await withRss(pid, () => measure(url, [getRequest(key, ids)], o.load, [pid]));
-    return { workers: o.workers, startupMs, create, checkout, get };
+    return { workers: o.workers, startupMs, create, checkout, direct, get };
   } finally {
     await server.stop();
   }

@@ -24,7 +24,10 @@ export const AllowedDomains = Type.Array(Type.String({ maxLength: 300 }), {
 
 export const PatchMerchantRequest = Type.Composite([
   Type.Partial(CreateMerchantRequest),
-  Type.Object({ allowed_domains: Type.Optional(AllowedDomains) }),
+  Type.Object({
+    allowed_domains: Type.Optional(AllowedDomains),
+    card_data_allowed: Type.Optional(Type.Boolean({ description: 'Accept raw card data through POST /v2/payments (PCI; operator only)' })),
+  }),
 ], { additionalProperties: false });
 export type PatchMerchantRequest = Static<typeof PatchMerchantRequest>;
 

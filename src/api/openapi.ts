@@ -7,6 +7,7 @@ import { CreatePaymentRequest, ListPaymentsQuery, PaymentList, PaymentResource, 
 import { CreateLinkRequest, LinkList, LinkResource, ListLinksQuery } from './links.js';
 import { gatewayPaths, gatewayResponses, gatewaySchemas, gatewaySecuritySchemes } from './openapi-gateway.js';
 import { sessionPaths, sessionSchemas } from './openapi-sessions.js';
+import { gatewayPaymentPaths, gatewayPaymentSchemas } from './openapi-gateway-payments.js';
 import { CreateRefundRequest, RefundList, RefundResource, RefundResultResource } from './refunds.js';
 import { sbpPaths, sbpSchemas } from './openapi-sbp.js';
 
@@ -134,6 +135,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
       // The gateway API (issue 11): its own server, keys and error envelope.
       ...gatewayPaths(publicBaseUrl),
       ...sessionPaths(publicBaseUrl),
+      ...gatewayPaymentPaths(publicBaseUrl),
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… key' }, ...gatewaySecuritySchemes },
@@ -148,6 +150,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         ...sbpSchemas(),
         ...gatewaySchemas(),
         ...sessionSchemas(),
+        ...gatewayPaymentSchemas(),
       },
       responses: {
         ...Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([c, d]) => [`E${c}`, { description: d, content: json(ref('Error')) }])),

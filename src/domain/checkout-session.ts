@@ -13,6 +13,8 @@ export interface GatewaySession {
   /** settings.auto_return: seconds before the page returns to success_url; 0 stays on the outcome screen. */
   autoReturn: number | null;
   initialMethod: MethodCode | null;
+  /** Direct payments (POST /v2/payments) with capture_method manual: the bank's yes authorizes, capture takes. */
+  captureMethod?: 'automatic' | 'manual';
 }
 
 /** Sessions live this long unless configured (SESSION_WINDOW_SECONDS). */

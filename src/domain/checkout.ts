@@ -80,7 +80,7 @@ export function sessionStatus(status: PaymentStatus, c: CheckoutState): SessionS
     case 'failed': return 'failed';
     case 'expired': return 'expired';
     case 'cancelled': return 'cancelled';
-    case 'review': return 'processing';
+    case 'review': case 'authorized': return 'processing';
     case 'pending':
       if (c.awaiting === null) return 'open';
       return c.awaiting === 'poll' ? 'processing' : 'requires_action';

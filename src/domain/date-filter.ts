@@ -18,3 +18,14 @@ export function parseDateBound(v: string): DateBound | null {
   if (back.getUTCDate() !== d || back.getUTCMonth() !== mo - 1) return null; // 2026-02-30 and the like
   return { start, end: start + (hasTime ? 60_000 : 86_400_000) };
 }
+
+const INSTANT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+/** The gateway list's date-time (RFC 3339 with its offset) as the instant itself, else the forms above. */
+export function parseDateTimeBound(v: string): DateBound | null {
+  if (INSTANT_RE.test(v.trim())) {
+    const at = Date.parse(v.trim());
+    return Number.isFinite(at) ? { start: at, end: at + 1 } : null;
+  }
+  return parseDateBound(v);
+}

@@ -7,7 +7,8 @@ import { computeFee, type FeeSettings } from './money.js';
 import { netAfter, planRefund } from './refund.js';
 import type { GatewaySession } from './checkout-session.js';
 
-export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'expired', 'refunded', 'partially_refunded', 'review', 'cancelled'] as const;
+/** `authorized`: a gateway direct payment with capture_method manual, held by the bank and not yet captured. */
+export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'expired', 'refunded', 'partially_refunded', 'review', 'cancelled', 'authorized'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 export const FAILURE_CODES = ['authentication_failed', 'insufficient_funds', 'card_expired', 'limit_exceeded', 'card_declined', 'expired'] as const;
@@ -121,13 +122,20 @@ export type PaymentCommand =
   | { type: 'fail'; method: PaymentMethod | null; code: FailureCode; card: CardSummary | null }
   | { type: 'expire' }
   | { type: 'cancel' }
-  | { type: 'refund'; amount: number };
+  | { type: 'refund'; amount: number }
+  /** The bank held the money (capture_method manual): pending -> authorized. */
+  | { type: 'authorize'; method: PaymentMethod; card: CardSummary | null }
+  /** Take `amount` (absent: all) of an authorization; the rest is released. */
+  | { type: 'capture'; amount?: number }
+  /** Release an uncaptured authorization: authorized -> cancelled. */
+  | { type: 'void' };
 
 /** `payment.refunded` is the gateway API's event for a refund (one per refund), recorded beside the merchant API's `refund.succeeded`. */
 export type PaymentEventType = 'payment.succeeded' | 'payment.failed' | 'payment.expired' | 'payment.cancelled' | 'refund.succeeded' | 'payment.refunded';
 
 export interface TransitionOk { ok: true; state: Payment; events: PaymentEventType[] }
-export interface TransitionError { ok: false; code: 'payment_not_payable' | 'refund_amount_invalid' }
+export type TransitionErrorCode = 'payment_not_payable' | 'refund_amount_invalid' | 'payment_not_capturable' | 'capture_amount_invalid' | 'payment_not_cancellable';
+export interface TransitionError { ok: false; code: TransitionErrorCode }
 export type TransitionResult = TransitionOk | TransitionError;
 
 const moved = (p: Payment, patch: Partial<Payment>, now: number, events: PaymentEventType[]): TransitionOk =>
@@ -160,5 +168,19 @@ export function transition(p: Payment, cmd: PaymentCommand, now: number): Transi
         amountRefunded: refunded, net: netAfter(p, refunded), status: refunded === p.amount ? 'refunded' : 'partially_refunded',
       }, now, ['refund.succeeded', 'payment.refunded']);
     }
+    case 'authorize':
+      if (p.status !== 'pending') return { ok: false, code: 'payment_not_payable' };
+      return moved(p, { status: 'authorized', method: cmd.method, card: cmd.card, failure: null }, now, []);
+    case 'capture': {
+      if (p.status !== 'authorized') return { ok: false, code: 'payment_not_capturable' };
+      const amount = cmd.amount ?? p.amount;
+      if (!Number.isSafeInteger(amount) || amount < 1 || amount > p.amount) return { ok: false, code: 'capture_amount_invalid' };
+      // A partial capture: the payment becomes the captured amount, the fee shrinks in proportion.
+      const fee = amount === p.amount ? p.fee : Math.min(amount, Math.round((p.fee * amount) / p.amount));
+      return moved(p, { status: 'succeeded', amount, fee, net: amount - fee - p.amountRefunded, paidAt: now }, now, ['payment.succeeded']);
+    }
+    case 'void':
+      if (p.status !== 'authorized') return { ok: false, code: 'payment_not_cancellable' };
+      return moved(p, { status: 'cancelled' }, now, ['payment.cancelled']);
   }
 }

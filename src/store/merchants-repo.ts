@@ -6,6 +6,8 @@ export interface Merchant {
   rateLimitPerMinute: number | null; feeBps: number; feeFixed: number; isDemo: boolean;
   /** Origins allowed to frame the hosted page (src/domain/frame-origins.ts); empty: none. */
   allowedDomains: string[];
+  /** Raw card data accepted through POST /v2/payments (set by the operator; PCI). */
+  cardDataAllowed: boolean;
   createdAt: number; updatedAt: number;
 }
 
@@ -20,13 +22,13 @@ export interface ApiKeyRecord {
 interface MerchantRow {
   id: string; name: string; default_currency: string; currencies: string[]; api_enabled: boolean;
   rate_limit_per_minute: number | null; fee_bps: number; fee_fixed: number; is_demo: boolean; created_at: Date; updated_at: Date;
-  allowed_domains: string[] | null;
+  allowed_domains: string[] | null; card_data_allowed?: boolean;
 }
 
 const toMerchant = (r: MerchantRow): Merchant => ({
   id: r.id, name: r.name, defaultCurrency: r.default_currency, currencies: r.currencies, apiEnabled: r.api_enabled,
   rateLimitPerMinute: r.rate_limit_per_minute, feeBps: r.fee_bps, feeFixed: Number(r.fee_fixed), isDemo: r.is_demo,
-  allowedDomains: r.allowed_domains ?? [],
+  allowedDomains: r.allowed_domains ?? [], cardDataAllowed: r.card_data_allowed ?? false,
   createdAt: r.created_at.getTime(), updatedAt: r.updated_at.getTime(),
 });
 
@@ -45,7 +47,7 @@ const toKey = (r: KeyRow): ApiKeyRecord => ({
 export interface DefaultChannels { ids: [string, string]; secrets: [string, string] }
 
 /** Inserts a merchant with its default test and live channels, in one statement. */
-export async function insertMerchant(db: pg.Pool, m: Omit<Merchant, 'createdAt' | 'updatedAt' | 'allowedDomains'>, ch: DefaultChannels): Promise<Merchant> {
+export async function insertMerchant(db: pg.Pool, m: Omit<Merchant, 'createdAt' | 'updatedAt' | 'allowedDomains' | 'cardDataAllowed'>, ch: DefaultChannels): Promise<Merchant> {
   const res = await db.query<MerchantRow>(
     `WITH m AS (
        INSERT INTO merchants (id, name, default_currency, currencies, api_enabled, rate_limit_per_minute, fee_bps, fee_fixed, is_demo)
@@ -70,12 +72,12 @@ export async function findDemoMerchant(db: pg.Pool): Promise<Merchant | null> {
   return res.rows[0] ? toMerchant(res.rows[0]) : null;
 }
 
-export type MerchantPatch = Partial<Pick<Merchant, 'name' | 'defaultCurrency' | 'currencies' | 'apiEnabled' | 'rateLimitPerMinute' | 'feeBps' | 'feeFixed' | 'allowedDomains'>>;
+export type MerchantPatch = Partial<Pick<Merchant, 'name' | 'defaultCurrency' | 'currencies' | 'apiEnabled' | 'rateLimitPerMinute' | 'feeBps' | 'feeFixed' | 'allowedDomains' | 'cardDataAllowed'>>;
 
 const PATCH_COLUMNS: Record<keyof MerchantPatch, string> = {
   name: 'name', defaultCurrency: 'default_currency', currencies: 'currencies', apiEnabled: 'api_enabled',
   rateLimitPerMinute: 'rate_limit_per_minute', feeBps: 'fee_bps', feeFixed: 'fee_fixed',
-  allowedDomains: 'allowed_domains',
+  allowedDomains: 'allowed_domains', cardDataAllowed: 'card_data_allowed',
 };
 
 export async function updateMerchant(db: pg.Pool, id: string, patch: MerchantPatch): Promise<Merchant | null> {

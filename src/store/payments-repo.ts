@@ -118,11 +118,13 @@ export interface PaymentUpdate {
 const UPDATE_SQL = `
 WITH v AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::text[], $6::jsonb[], $7::jsonb[],
-    $8::timestamptz[], $9::timestamptz[], $10::int[], $11::jsonb[], $16::jsonb[], $17::text[], $18::text[], $19::text[], $20::jsonb[])
+    $8::timestamptz[], $9::timestamptz[], $10::int[], $11::jsonb[], $16::jsonb[], $17::text[], $18::text[], $19::text[], $20::jsonb[],
+    $22::bigint[], $23::bigint[], $24::bigint[])
     AS v(id, expected, status, amount_refunded, method, card, failure, paid_at, updated_at, version, charged,
-         checkout, pending_attempt, att_id, att_status, att_result)
+         checkout, pending_attempt, att_id, att_status, att_result, amount, fee, net)
 ), upd AS (
   UPDATE payments p SET status = v.status, amount_refunded = v.amount_refunded, method = v.method, card = v.card,
+    amount = v.amount, fee = v.fee, net = v.net,
     failure = v.failure, paid_at = v.paid_at, updated_at = v.updated_at, version = v.version, charged = v.charged, expiry_lease = NULL,
     checkout = COALESCE(v.checkout, p.checkout), pending_attempt = v.pending_attempt
   FROM v WHERE p.id = v.id AND p.version = v.expected
@@ -189,6 +191,8 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
       col((u) => (u.checkout ? JSON.stringify(u.checkout) : null)), col((u) => u.next.pendingAttempt),
       col((u) => u.settle?.id ?? null), col((u) => u.settle?.status ?? null), col((u) => (u.settle ? JSON.stringify(u.settle.result) : null)),
       GATEWAY_DELIVERABLE,
+      // A partial capture changes the amount (and the fee and net with it).
+      col((u) => u.next.amount), col((u) => u.next.fee), col((u) => u.next.net),
     ],
   });
   const applied = new Map(res.rows.map((r) => [r.id, Number(r.deliveries)]));

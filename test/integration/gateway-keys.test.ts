@@ -76,6 +76,48 @@ t.test('the matrix: key kinds against endpoint groups', async (t) => {
         rkPayments: [400, 'VALIDATION_ERROR'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
       },
     },
+    'gateway payments: list (payments:read)': {
+      method: 'GET', path: '/v2/payments',
+      expect: {
+        sk: [200, null], skLive: [200, null], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
+        rkPayments: [200, null], rkPaymentsRead: [200, null], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+      },
+    },
+    'gateway payments: read (payments:read)': {
+      method: 'GET', path: '/v2/payments/cs_000000000000000000000000',
+      expect: {
+        sk: [404, 'PAYMENT_NOT_FOUND'], skLive: [404, 'PAYMENT_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
+        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [404, 'PAYMENT_NOT_FOUND'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+      },
+    },
+    'gateway payments: create (payments:write)': {
+      method: 'POST', path: '/v2/payments', body: { amount: 100, currency: 'XXX' },
+      expect: {
+        sk: [400, 'VALIDATION_ERROR'], skLive: [400, 'VALIDATION_ERROR'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
+        rkPayments: [400, 'VALIDATION_ERROR'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+      },
+    },
+    'gateway payments: capture (payments:write)': {
+      method: 'POST', path: '/v2/payments/cs_000000000000000000000000/capture', body: {},
+      expect: {
+        sk: [404, 'PAYMENT_NOT_FOUND'], skLive: [404, 'PAYMENT_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
+        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+      },
+    },
+    'gateway payments: cancel (payments:write)': {
+      method: 'POST', path: '/v2/payments/cs_000000000000000000000000/cancel', body: {},
+      expect: {
+        sk: [404, 'PAYMENT_NOT_FOUND'], skLive: [404, 'PAYMENT_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
+        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+      },
+    },
+    'gateway payments: refund (refunds:write)': {
+      method: 'POST', path: '/v2/payments/cs_000000000000000000000000/refund', body: {},
+      expect: {
+        sk: [404, 'PAYMENT_NOT_FOUND'], skLive: [404, 'PAYMENT_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
+        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+      },
+    },
     'gateway checkout sessions: read (payments:read)': {
       method: 'GET', path: '/v2/payments/checkout/cs_000000000000000000000000',
       expect: {

@@ -4,6 +4,7 @@ import t from 'tap';
 import { gatewayChannelRoutes } from '../../src/http/routes/gateway-channels.js';
 import { gatewayPayoutRoutes } from '../../src/http/routes/gateway-payouts.js';
 import { gatewayCheckoutRoutes } from '../../src/http/routes/gateway-checkout.js';
+import { gatewayPaymentRoutes } from '../../src/http/routes/gateway-payments.js';
 import pg from 'pg';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestServer, ADMIN } from '../helpers/server.js';
@@ -45,7 +46,7 @@ t.test('OpenAPI 3.1 generated from the schemas validates', async (t) => {
   t.ok(r.body.paths['/links'].post && r.body.paths['/links'].get && r.body.paths['/links/{id}'].get && r.body.paths['/links/{id}/deactivate'].post, 'payment links');
   t.same(r.body.components.schemas.PaymentLink.required.slice(0, 3), ['id', 'object', 'livemode']);
   // Every gateway key-authenticated route is documented, under the gateway's own server.
-  for (const route of [...gatewayChannelRoutes, ...gatewayPayoutRoutes, ...gatewayCheckoutRoutes]) {
+  for (const route of [...gatewayChannelRoutes, ...gatewayPayoutRoutes, ...gatewayCheckoutRoutes, ...gatewayPaymentRoutes]) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
     t.ok(r.body.paths[path]?.[route.method.toLowerCase()], `${route.method} ${path} documented`);
     t.equal(r.body.paths[path]?.servers?.[0]?.url, r.body.servers[0].url.replace(/\/api\/v2$/, ''), `${path} names the gateway server`);

@@ -32,6 +32,11 @@ const REF = (name: string, raw: string, status: number, code: string, param?: st
   ({ name: `refund create: ${name}`, api: 'merchant', method: 'POST', path: `/api/v2/payments/${pid}/refunds`, auth: m.key, raw, status, code, param });
 const LINK = (name: string, raw: string, status: number, code: string, param?: string): Case =>
   ({ name: `link create: ${name}`, api: 'merchant', method: 'POST', path: '/api/v2/links', auth: m.key, raw, status, code, param });
+// Gateway direct payments and refunds: every 400 is VALIDATION_ERROR with the field.
+const DP = (name: string, raw: string, param?: string, status = 400, code = 'validation_error'): Case =>
+  ({ name: `direct payment create: ${name}`, api: 'gateway', method: 'POST', path: '/v2/payments', auth: secret.key, raw, status, code, param });
+const GR = (name: string, raw: string, param?: string, status = 400, code = 'validation_error'): Case =>
+  ({ name: `gateway refund: ${name}`, api: 'gateway', method: 'POST', path: `/v2/payments/${cs}/refund`, auth: secret.key, raw, status, code, param });
 const PO = (name: string, raw: string, param?: string, status = 400, code = 'validation_error'): Case =>
   ({ name: `payout create: ${name}`, api: 'gateway', method: 'POST', path: '/v2/payouts', auth: secret.key, raw, status, code, param });
 // Gateway checkout sessions and the widget: every 400 is VALIDATION_ERROR with the field.
@@ -55,6 +60,8 @@ const CLASSES: Record<string, Case[]> = {
     SUBMIT('constructor beside the method', '{"method_code":"sbp","constructor":{}}', 422, 'parameter_unknown', 'constructor'),
     SUBMIT('__proto__ inside payment_data', '{"method_code":"apple_pay","payment_data":{"__proto__":{"a":1}}}', 422, 'parameter_unknown', 'payment_data.__proto__'),
     PO('__proto__ in the destination', '{"amount":1,"currency":"AZN","destination":{"type":"card","card":"4242424242424242","__proto__":{"type":"iban"}}}', 'destination.__proto__'),
+    DP('__proto__ in the card', `{"amount":1,"currency":"RUB","card":{${card},"__proto__":{"x":1}}}`, 'card.__proto__'),
+    GR('constructor at the top', '{"constructor":{}}', 'constructor'),
     PO('constructor at the top', '{"amount":1,"currency":"AZN","destination":{"type":"card","card":"4242424242424242"},"constructor":{}}', 'constructor'),
     { name: 'test complete: __proto__', api: 'gateway', method: 'POST', path: `/v2/test/checkout/${pid}/complete`, auth: secret.key, raw: '{"outcome":"succeeded","__proto__":{}}', status: 400, code: 'validation_error', param: '__proto__' },
     { name: 'channel create: __proto__', api: 'gateway', method: 'POST', path: '/v1/channels', auth: secret.key, raw: '{"slug":"x","name":"x","__proto__":{"is_default":true}}', status: 400, code: 'validation_error', param: '__proto__' },
@@ -89,6 +96,8 @@ const CLASSES: Record<string, Case[]> = {
     PAY('NUL in the card number', '{"number":"4242\\u0000424242424242","exp_month":"12","exp_year":"34","cvc":"731"}', 422, 'card_number_invalid', 'number'),
     SUBMIT('NUL in the phone', `{"method_code":"sberpay","phone":"+7900${NUL}1234567"}`, 422, 'phone_invalid', 'phone'),
     SUBMIT('lone surrogate in a payment_data key', `{"method_code":"apple_pay","payment_data":{"${HIGH}":1}}`, 422, 'payment_token_invalid'),
+    DP('NUL in the card number', `{"amount":1,"currency":"RUB","card":{"number":"4242${NUL}424242424242","exp_month":"12","exp_year":"34","cvc":"731"}}`, 'card.number'),
+    GR('lone surrogate in the reason', `{"reason":"late${HIGH}"}`, 'reason'),
     PO('NUL in the card number', `{"amount":1,"currency":"AZN","destination":{"type":"card","card":"4242${NUL}424242424242"}}`, 'destination.card'),
     PO('NUL in the IBAN', `{"amount":1,"currency":"AZN","destination":{"type":"iban","iban":"DE89${NUL}370400440532013000"}}`, 'destination.iban'),
     PO('lone surrogate in the phone', `{"amount":1,"currency":"AZN","destination":{"type":"sbp","phone":"+7900${HIGH}1234567","member_id":"100000000111"}}`, 'destination.phone'),
@@ -113,6 +122,8 @@ const CLASSES: Record<string, Case[]> = {
     SUBMIT('2,000 levels in payment_data', `{"method_code":"apple_pay","payment_data":${deep(2_000)}}`, 400, 'json_too_deep'),
     OP('10,000 levels', 'POST', '/internal/merchants', deep(10_000), 400, 'json_too_deep'),
     REF('10,000 levels', deep(10_000), 400, 'json_too_deep'),
+    DP('10,000 levels in the card', `{"amount":1,"currency":"RUB","card":${deep(10_000)}}`),
+    GR('10,000 levels', deep(10_000)),
     PO('10,000 levels in the destination', `{"amount":1,"currency":"AZN","destination":${deep(10_000)}}`),
     LINK('10,000 levels', deep(10_000), 400, 'json_too_deep'),
     CS('10,000 levels', deep(10_000)),
@@ -125,6 +136,8 @@ const CLASSES: Record<string, Case[]> = {
     M('an amount of 1e400 (Infinity once parsed)', '{"amount":1e400}', 422, 'amount_invalid', 'amount'),
     { ...REF('a refund amount past 2^53', '{"amount":99999999999999999999}', 422, 'refund_amount_invalid', 'amount'), path: `/api/v2/payments/${paid}/refunds` },
     { ...REF('a refund amount of 1e400', '{"amount":1e400}', 422, 'refund_amount_invalid', 'amount'), path: `/api/v2/payments/${paid}/refunds` },
+    DP('an amount past 2^53', `{"amount":99999999999999999999,"currency":"RUB","card":{${card}}}`, 'amount'),
+    GR('a refund amount past 2^53', '{"amount":99999999999999999999}', 'amount'),
     PO('a payout amount past 2^53', '{"amount":99999999999999999999,"currency":"AZN","destination":{"type":"card","card":"4242424242424242"}}', 'amount'),
     LINK('a link amount past 2^53', '{"amount":99999999999999999999}', 422, 'amount_invalid', 'amount'),
     LINK('max_uses past 2^53', '{"amount":100,"max_uses":99999999999999999999}', 422, 'max_uses_invalid', 'max_uses'),

@@ -18,18 +18,25 @@ const COMMANDS: Record<string, PaymentCommand> = {
   cancel: { type: 'cancel' },
   refund_part: { type: 'refund', amount: 400 },
   refund_all: { type: 'refund', amount: 1000 },
+  authorize: { type: 'authorize', method: 'card', card },
+  capture_all: { type: 'capture' },
+  capture_part: { type: 'capture', amount: 600 },
+  capture_over: { type: 'capture', amount: 1001 },
+  capture_zero: { type: 'capture', amount: 0 },
+  void: { type: 'void' },
 };
 
 // Expected next status, or the domain error code.
 const TABLE: Record<PaymentStatus, Record<string, string>> = {
-  pending: { succeed: 'succeeded', fail: 'failed', expire: 'expired', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
-  succeeded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'partially_refunded', refund_all: 'refunded' },
-  failed: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
-  expired: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
-  refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
-  partially_refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'refunded', refund_all: 'refund_amount_invalid' },
-  review: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
-  cancelled: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable' },
+  pending: { succeed: 'succeeded', fail: 'failed', expire: 'expired', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'authorized', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
+  succeeded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'partially_refunded', refund_all: 'refunded', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
+  failed: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
+  expired: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
+  refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
+  partially_refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'refunded', refund_all: 'refund_amount_invalid', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
+  review: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
+  cancelled: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
+  authorized: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'succeeded', capture_part: 'succeeded', capture_over: 'capture_amount_invalid', capture_zero: 'capture_amount_invalid', void: 'cancelled' },
 };
 
 t.test('the table covers every status', async (t) => t.same(Object.keys(TABLE).sort(), [...PAYMENT_STATUSES].sort()));
@@ -45,7 +52,7 @@ for (const status of PAYMENT_STATUSES) {
         t.equal(r.state.status, want);
         t.equal(r.state.version, before.version + 1, 'version grows by one');
         t.equal(r.state.updatedAt, 5_000);
-        t.same(r.events.length, name.startsWith('refund') ? 2 : 1, 'refund.succeeded and payment.refunded for a refund');
+        t.same(r.events.length, name.startsWith('refund') ? 2 : name === 'authorize' ? 0 : 1, 'refund.succeeded and payment.refunded for a refund; none for an authorization');
       } else {
         t.equal(r.code, want);
       }
@@ -53,6 +60,24 @@ for (const status of PAYMENT_STATUSES) {
     });
   }
 }
+
+t.test('capture and void: a partial capture becomes the payment amount, the fee shrinks in proportion, the rest is released', async (t) => {
+  const ok = (r: ReturnType<typeof transition>) => { if (!r.ok) throw new Error(r.code); return r; };
+  const a = ok(transition(base('pending'), COMMANDS.authorize, 7));
+  t.same(a.state.card, card);
+  t.equal(a.state.paidAt, null, 'not paid until captured');
+  const full = ok(transition(a.state, COMMANDS.capture_all, 8));
+  t.same([full.state.amount, full.state.fee, full.state.net, full.state.paidAt], [1000, 35, 965, 8]);
+  t.same(full.events, ['payment.succeeded']);
+  const part = ok(transition(a.state, COMMANDS.capture_part, 8));
+  t.same([part.state.amount, part.state.fee, part.state.net], [600, 21, 579]);
+  const v = ok(transition(a.state, COMMANDS.void, 8));
+  t.equal(v.state.status, 'cancelled');
+  t.same(v.events, ['payment.cancelled']);
+  const refunded = ok(transition(part.state, { type: 'refund', amount: 600 }, 9));
+  t.equal(refunded.state.status, 'refunded', 'a partial capture refunds up to what was captured');
+  t.notOk(transition(part.state, { type: 'refund', amount: 601 }, 9).ok);
+});
 
 t.test('effects of each move', async (t) => {
   const ok = (r: ReturnType<typeof transition>) => { if (!r.ok) throw new Error(r.code); return r; };

@@ -26,6 +26,7 @@ const TABLE: Record<PaymentStatus, Record<string, number | string>> = {
   refunded: Object.fromEntries(Object.keys(AMOUNTS).map((k) => [k, 'payment_not_payable'])),
   review: Object.fromEntries(Object.keys(AMOUNTS).map((k) => [k, 'payment_not_payable'])),
   cancelled: Object.fromEntries(Object.keys(AMOUNTS).map((k) => [k, 'payment_not_payable'])),
+  authorized: Object.fromEntries(Object.keys(AMOUNTS).map((k) => [k, 'payment_not_payable'])),
 };
 
 t.test('the table covers every status', async (t) => t.same(Object.keys(TABLE).sort(), [...PAYMENT_STATUSES].sort()));

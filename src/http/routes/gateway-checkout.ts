@@ -34,8 +34,8 @@ const CHECKOUT_PATH = '/v2/payments/checkout';
 
 type Body = CreateCheckoutRequest;
 
-/** Everything a schema cannot check, in the order a client fixes them; the payment to create, or the refusal. */
-async function plan(s: Services, who: Principal, b: Body) {
+/** Everything a schema cannot check (also for POST /v2/payments), in the order a client fixes them; the payment to create, or the refusal. */
+export async function plan(s: Services, who: Principal, b: Body) {
   if (b.test_mode !== undefined && b.test_mode === who.livemode) return fail('test_mode_invalid', 'test_mode');
   const rules = applyPaymentRules({
     amount: b.amount, currency: b.currency, order_id: b.order_id, description: b.description,

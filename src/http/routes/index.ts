@@ -19,6 +19,7 @@ import { internalSbpRoutes } from './internal-sbp.js';
 import { gatewayChannelRoutes } from './gateway-channels.js';
 import { gatewayPayoutRoutes } from './gateway-payouts.js';
 import { gatewayCheckoutRoutes } from './gateway-checkout.js';
+import { gatewayPaymentRoutes } from './gateway-payments.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -40,4 +41,5 @@ export const allRoutes: Route[] = [
   ...gatewayChannelRoutes,
   ...gatewayPayoutRoutes,
   ...gatewayCheckoutRoutes,
+  ...gatewayPaymentRoutes,
 ];

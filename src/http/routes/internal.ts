@@ -21,7 +21,7 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export const merchantView = (m: Merchant) => ({
   id: m.id, object: 'merchant', name: m.name, default_currency: m.defaultCurrency, currencies: m.currencies,
   api_enabled: m.apiEnabled, rate_limit_per_minute: m.rateLimitPerMinute, fee_percent: m.feeBps / 100, fee_fixed: m.feeFixed,
-  allowed_domains: m.allowedDomains,
+  allowed_domains: m.allowedDomains, card_data_allowed: m.cardDataAllowed,
   created_at: iso(m.createdAt), updated_at: iso(m.updatedAt),
 });
 
@@ -62,6 +62,7 @@ async function patchMerchant(ctx: Ctx, s: Services, raw: unknown) {
     feeBps: b.fee_percent === undefined ? undefined : Math.round(b.fee_percent * 100),
     rateLimitPerMinute: b.rate_limit_per_minute, currencies: b.currencies?.map((c) => c.toUpperCase()),
     defaultCurrency: upper(b.default_currency), allowedDomains: origins?.ok ? origins.origins : undefined,
+    cardDataAllowed: b.card_data_allowed,
   };
   const currencies = patch.currencies ?? current.currencies;
   if (!currencies.includes(patch.defaultCurrency ?? current.defaultCurrency)) {

@@ -1,0 +1,221 @@
+// Gateway payments: GET /v2/payments (payments:read; limit 1-100 default 20, offset, status, from, to),
+// GET /v2/payments/{id} (by payment_id = cs_ session id, order_id or connector_transaction_id) and
+// POST /v2/payments/{id}/refund (refunds:write), which runs the merchant API's refund machinery: the
+// payment's actor (actors/refund-actor.ts), one refunds table. docs/decisions.md "Gateway direct payments".
+import {
+  CaptureRequest, CREATE_PAYMENT_FIELD_CODES, CreateGatewayPaymentRequest, GATEWAY_REFUND_FIELD_CODES, GatewayRefundRequest, toGatewayPayment, toGatewayRefund,
+} from '../../api/gateway-payments.js';
+import { cardSummary, checkCard, type CheckedCard } from '../../domain/card.js';
+import { sessionId } from '../../domain/ids.js';
+import { plan as planSession } from './gateway-checkout.js';
+import { compile, dropNulls } from '../../api/validate.js';
+import { parseDateTimeBound } from '../../domain/date-filter.js';
+import { GATEWAY_PAYMENT_STATUSES, paymentStatusesOf, type GatewayPaymentStatus } from '../../domain/gateway-payment.js';
+import { remainingOf } from '../../domain/refund.js';
+import { fail, isFailure, type ApiFailure } from '../../errors.js';
+import { findGatewayPayment, listGatewayPayments, type GatewayPaymentRead, type GatewayScope } from '../../store/gateway-payments-repo.js';
+import type { Ctx } from '../context.js';
+import { gatewayRoute, principalOf } from '../gateway.js';
+import { createMailbox, idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { sendFailure, sendJson } from '../reply.js';
+import type { Route } from '../route.js';
+import type { Services } from '../services.js';
+
+const validateRefund = compile(GatewayRefundRequest, GATEWAY_REFUND_FIELD_CODES);
+const KEY_RE = /^[\x21-\x7e]{1,128}$/;
+
+function scopeOfCtx(ctx: Ctx): GatewayScope {
+  const who = principalOf(ctx);
+  return { merchantId: who.merchant.id, livemode: who.livemode, channelId: who.key.channelId };
+}
+
+const view = (r: GatewayPaymentRead) => toGatewayPayment(r.payment, r.checkout, r);
+
+/** The key's payment by any of its names; a channel-scoped key sees only its channel's (others are not found). */
+async function lookup(ctx: Ctx, s: Services): Promise<GatewayPaymentRead | ApiFailure> {
+  const key = ctx.params[0];
+  const scope = scopeOfCtx(ctx);
+  if (!key || !KEY_RE.test(key)) return fail('payment_not_found', 'id');
+  const r = await findGatewayPayment(s.db, scope, key);
+  if (!r || (scope.channelId !== null && r.payment.channelId !== scope.channelId)) return fail('payment_not_found', 'id');
+  return r;
+}
+
+async function list(ctx: Ctx, s: Services) {
+  const q = new URLSearchParams(ctx.query);
+  for (const k of q.keys()) if (!['limit', 'offset', 'status', 'from', 'to'].includes(k)) return sendFailure(ctx, fail('parameter_unknown', k));
+  const int = (name: string, def: number, min: number, max: number): number | null => {
+    const raw = q.get(name);
+    if (raw === null) return def;
+    const n = /^[0-9]{1,9}$/.test(raw) ? Number(raw) : NaN;
+    return n >= min && n <= max ? n : null;
+  };
+  const limit = int('limit', 20, 1, 100);
+  if (limit === null) return sendFailure(ctx, fail('limit_invalid', 'limit'));
+  const offset = int('offset', 0, 0, 100_000_000);
+  if (offset === null) return sendFailure(ctx, fail('parameter_invalid', 'offset', 'an integer >= 0'));
+  const status = q.get('status');
+  if (status !== null && !(GATEWAY_PAYMENT_STATUSES as readonly string[]).includes(status)) {
+    return sendFailure(ctx, fail('status_invalid', 'status', GATEWAY_PAYMENT_STATUSES.join(', ')));
+  }
+  const bounds: { from?: number; to?: number } = {};
+  for (const name of ['from', 'to'] as const) {
+    if (!q.has(name)) continue;
+    const b = parseDateTimeBound(q.get(name)!);
+    if (!b) return sendFailure(ctx, fail('date_invalid', name));
+    if (name === 'from') bounds.from = b.start; else bounds.to = b.end;
+  }
+  if (bounds.from !== undefined && bounds.to !== undefined && bounds.to <= bounds.from) return sendFailure(ctx, fail('date_invalid', 'to', 'to is before from'));
+  const page = await listGatewayPayments(s.db, {
+    ...scopeOfCtx(ctx), ...bounds, limit, offset, statuses: status ? paymentStatusesOf(status as GatewayPaymentStatus) : null,
+  });
+  // requires_action and pending share the payment status pending: the checkout's wait tells them apart.
+  const data = page.payments.map(view).filter((p) => status === null || status === 'processing' || p.status === status);
+  sendJson(ctx, 200, { object: 'list', data, total: page.total, limit, offset, has_more: offset + page.payments.length < page.total });
+}
+
+async function get(ctx: Ctx, s: Services) {
+  const r = await lookup(ctx, s);
+  if ('code' in r) return sendFailure(ctx, r);
+  sendJson(ctx, 200, view(r));
+}
+
+async function refund(ctx: Ctx, s: Services, raw: unknown) {
+  const who = principalOf(ctx);
+  const found = await lookup(ctx, s);
+  if ('code' in found) return sendFailure(ctx, found);
+  const p = found.payment;
+  const body = dropNulls(raw ?? {});
+  const v = validateRefund(body);
+  if (!v.ok) return sendFailure(ctx, v.failure);
+  const b = v.value;
+  // A sure overshoot is answered here with the remaining balance; the actor re-checks under its lock.
+  if (b.amount !== undefined && (p.status === 'succeeded' || p.status === 'partially_refunded') && b.amount > remainingOf(p)) {
+    return sendFailure(ctx, refundAbove(remainingOf(p), p.currency));
+  }
+  // The spec carries the key in the body; the Idempotency-Key header is accepted too (the body's wins).
+  if (b.idempotency_key !== undefined) ctx.headers['idempotency-key'] = b.idempotency_key;
+  const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'refund', `/v2/payments/${p.id}/refund`, body);
+  if ('code' in idem) return sendFailure(ctx, idem);
+  const render = (r: Parameters<typeof toGatewayRefund>[0], after: Parameters<typeof toGatewayRefund>[1]): StoredAnswer =>
+    ({ status: 200, requestId: r.requestId, body: JSON.stringify(toGatewayRefund(r, after)) });
+  await runIdempotent(ctx, s, idem, async () => {
+    const reply = await s.dispatcher.send({
+      kind: 'payment.refund', id: p.id,
+      request: {
+        merchantId: who.merchant.id, livemode: who.livemode, amount: b.amount ?? null, reason: b.reason ?? null,
+        requestId: ctx.requestId, idempotencyKey: idem.key, requestHash: idem.key ? idem.hash : null,
+      },
+    });
+    if (reply.ok) return { answer: render(reply.refund, reply.payment), replayed: reply.replayed };
+    if (reply.failure.code === 'refund_amount_invalid' && b.amount !== undefined) {
+      const now = await findGatewayPayment(s.db, scopeOfCtx(ctx), p.id);
+      if (now) return { failure: refundAbove(remainingOf(now.payment), p.currency) };
+    }
+    return { failure: reply.failure };
+  });
+}
+
+const refundAbove = (remaining: number, currency: string): ApiFailure =>
+  ({ ...fail('refund_amount_invalid', 'amount', `${remaining} ${currency} remaining`), extra: { remaining, currency } });
+
+export const gatewayPaymentRoutes: Route[] = [
+  gatewayRoute('GET', '/v2/payments', 'payments:read', list),
+  gatewayRoute('GET', '/v2/payments/:id', 'payments:read', get),
+  gatewayRoute('POST', '/v2/payments/:id/refund', 'refunds:write', refund, { body: true }),
+];
+
+// -- Direct payments: POST /v2/payments, capture and cancel.
+
+const validateCreate = compile(CreateGatewayPaymentRequest, CREATE_PAYMENT_FIELD_CODES);
+const validateCapture = compile(CaptureRequest, { amount: 'capture_amount_invalid' });
+const CREATE_KEY_MAX = 128;
+
+/** Current view of a payment after a command (its refund count and bank reference from the row). */
+async function viewOf(s: Services, ctx: Ctx, id: string) {
+  const r = await findGatewayPayment(s.db, scopeOfCtx(ctx), id);
+  return r ? view(r) : null;
+}
+
+async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
+  const who = principalOf(ctx);
+  const body = dropNulls(raw);
+  const v = validateCreate(body);
+  if (!v.ok) return sendFailure(ctx, v.failure);
+  const b = v.value;
+  const method = b.payment_method ?? 'card';
+  // Card data first: a merchant outside PCI scope is refused before anything about the card is read.
+  if (b.card !== undefined && !who.merchant.cardDataAllowed) return sendFailure(ctx, fail('card_data_not_allowed', 'card'));
+  const details = method === 'card' ? b.card : method === 'token' ? b.token : b.wallet;
+  if (details === undefined) return sendFailure(ctx, fail('payment_method_details_missing', method));
+  let checked: CheckedCard | null = null;
+  if (method === 'card') {
+    const c = checkCard(b.card!, Date.now());
+    // The param names the field; the number itself is never echoed.
+    if (!c.ok) return sendFailure(ctx, fail(c.code, `card.${c.param}`));
+    checked = c.card;
+  }
+  const key = ctx.headers['idempotency-key'];
+  if (key !== undefined && key.length > CREATE_KEY_MAX) return sendFailure(ctx, fail('idempotency_key_invalid', 'Idempotency-Key', `at most ${CREATE_KEY_MAX} characters here`));
+  const planned = await planSession(s, who, {
+    amount: b.amount, currency: b.currency, description: b.description, order_id: b.order_id, customer: b.customer,
+    metadata: b.metadata, webhook_url: b.webhook_url, channel_id: b.channel_id,
+  });
+  if (isFailure(planned)) return sendFailure(ctx, planned as ApiFailure);
+  const input = { ...planned.input, method: 'card' as const, session: { ...planned.input.session, captureMethod: b.capture_method ?? 'automatic' } };
+  // The hash covers the request without the card number (never kept, not even hashed).
+  const hashed = { ...b, card: b.card ? { last4: b.card.number.slice(-4), exp_month: b.card.exp_month, exp_year: b.card.exp_year } : undefined };
+  const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'session', '/v2/payments', hashed);
+  if ('code' in idem) return sendFailure(ctx, idem);
+  const render = (pv: ReturnType<typeof view>, requestId: string): StoredAnswer => ({ status: 200, requestId, body: JSON.stringify(pv) });
+  // Postgres arbitrates the key (the actor's insert); a replay renders the payment as it is now.
+  await runIdempotent(ctx, s, idem, async () => {
+    const id = sessionId();
+    const created = await s.dispatcher.send({
+      kind: 'payment.create', id, input, mailbox: createMailbox(idem),
+      ctx: {
+        id, merchantId: who.merchant.id, livemode: who.livemode, fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },
+        windowSeconds: s.config.sessionWindowSeconds, requestId: ctx.requestId, idempotencyKey: idem.key, requestHash: idem.key ? idem.hash : null,
+      },
+    });
+    if (!created.ok) return { failure: created.failure };
+    if (!created.replayed) {
+      const paid = checked
+        ? await s.dispatcher.send({ kind: 'checkout.pay', id, card: checked, summary: cardSummary(checked, s.config.cardFingerprintKey, null) })
+        : await s.dispatcher.send({
+          kind: 'checkout.submit', id,
+          action: method === 'token' ? { method: 'recurrent', savedId: b.token! } : { method: b.wallet!.type, token: b.wallet!.token },
+        });
+      if (!paid.ok) return { failure: paid.failure };
+      s.log.info({ requestId: ctx.requestId, paymentId: id, method, status: paid.payment.status }, 'gateway direct payment');
+    }
+    const pv = await viewOf(s, ctx, created.payment.id);
+    return pv ? { answer: render(pv, created.payment.requestId), replayed: created.replayed } : { failure: fail('payment_not_found', 'id') };
+  });
+}
+
+/** Capture and cancel: a state change through the payment's actor (the version check picks one winner). */
+function stateChange(kind: 'capture' | 'void') {
+  return async (ctx: Ctx, s: Services, raw: unknown) => {
+    const found = await lookup(ctx, s);
+    if ('code' in found) return sendFailure(ctx, found);
+    let amount: number | undefined;
+    if (kind === 'capture') {
+      const v = validateCapture(dropNulls(raw ?? {}));
+      if (!v.ok) return sendFailure(ctx, v.failure);
+      amount = v.value.amount;
+    }
+    const reply = await s.dispatcher.send({
+      kind: 'payment.apply', id: found.payment.id, command: kind === 'capture' ? { type: 'capture', ...(amount !== undefined ? { amount } : {}) } : { type: 'void' },
+    });
+    if (!reply.ok) return sendFailure(ctx, reply.failure.code === 'capture_amount_invalid' ? { ...reply.failure, param: 'amount', detail: `at most ${found.payment.amount}` } : reply.failure);
+    const pv = await viewOf(s, ctx, found.payment.id);
+    sendJson(ctx, 200, pv);
+  };
+}
+
+gatewayPaymentRoutes.unshift(gatewayRoute('POST', '/v2/payments', 'payments:write', createDirect, { body: true }));
+gatewayPaymentRoutes.push(
+  gatewayRoute('POST', '/v2/payments/:id/capture', 'payments:write', stateChange('capture'), { body: true }),
+  gatewayRoute('POST', '/v2/payments/:id/cancel', 'payments:write', stateChange('void'), { body: true }),
+);

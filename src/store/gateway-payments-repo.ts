@@ -1,0 +1,55 @@
+// Reads of the gateway API's Payment resource: gateway rows (checkout sessions, source gateway) of one
+// merchant and mode, with their checkout state, count of succeeded refunds and the bank reference of
+// the payment's last answered attempt.
+import type pg from 'pg';
+import type { PaymentStatus } from '../domain/payment.js';
+import { rowToCheckout, type CheckoutRow, type PaymentWithCheckout } from './checkout-repo.js';
+
+export interface GatewayPaymentRead extends PaymentWithCheckout { refundCount: number; connectorTransactionId: string | null }
+
+type Row = CheckoutRow & { refund_count: number; connector_transaction_id: string | null; total?: number };
+
+const SELECT = `SELECT p.*,
+  (SELECT count(*)::int FROM refunds r WHERE r.payment_id = p.id AND r.status = 'succeeded') AS refund_count,
+  (SELECT a.id FROM connector_attempts a WHERE a.aggregate_id = p.id AND a.operation <> 'refund' AND a.status IN ('succeeded', 'action_required')
+     ORDER BY a.created_at DESC LIMIT 1) AS connector_transaction_id`;
+
+const toRead = (r: Row): GatewayPaymentRead => ({ ...rowToCheckout(r), refundCount: r.refund_count, connectorTransactionId: r.connector_transaction_id });
+
+export interface GatewayScope { merchantId: string; livemode: boolean; channelId: string | null }
+
+/** By payment id (= the cs_ session id), order_id (the latest) or the bank reference (connector_transaction_id). */
+export async function findGatewayPayment(db: pg.Pool, scope: GatewayScope, key: string): Promise<GatewayPaymentRead | null> {
+  const res = await db.query<Row>({
+    name: 'gateway_payment_by_key',
+    text: `${SELECT} FROM payments p
+      WHERE p.merchant_id = $1 AND p.livemode = $2 AND p.session IS NOT NULL
+        AND (p.id = $3 OR p.order_id = $3 OR p.id = (SELECT a.aggregate_id FROM connector_attempts a WHERE a.id = $3))
+      ORDER BY (p.id = $3) DESC, p.created_at DESC, p.id DESC LIMIT 1`,
+    values: [scope.merchantId, scope.livemode, key],
+  });
+  return res.rows[0] ? toRead(res.rows[0]) : null;
+}
+
+export interface GatewayListQuery extends GatewayScope { statuses: PaymentStatus[] | null; from?: number; to?: number; limit: number; offset: number }
+
+/** Newest first, with the total of the filter (the payouts list's page shape). */
+export async function listGatewayPayments(db: pg.Pool, q: GatewayListQuery): Promise<{ payments: GatewayPaymentRead[]; total: number }> {
+  const where = ['p.merchant_id = $1', 'p.livemode = $2', 'p.session IS NOT NULL'];
+  const values: unknown[] = [q.merchantId, q.livemode];
+  const add = (sql: string, v: unknown) => { values.push(v); where.push(sql.replace('?', `$${values.length}`)); };
+  if (q.channelId) add('p.channel_id = ?', q.channelId);
+  if (q.statuses) add('p.status = ANY(?)', q.statuses);
+  if (q.from !== undefined) add('p.created_at >= ?', new Date(q.from).toISOString());
+  if (q.to !== undefined) add('p.created_at < ?', new Date(q.to).toISOString());
+  values.push(q.limit, q.offset);
+  const res = await db.query<Row>(
+    `${SELECT}, count(*) OVER ()::int AS total FROM payments p WHERE ${where.join(' AND ')}
+     ORDER BY p.created_at DESC, p.id DESC LIMIT $${values.length - 1} OFFSET $${values.length}`, values);
+  let total = res.rows[0]?.total ?? 0;
+  if (res.rows.length === 0 && q.offset > 0) {
+    const c = await db.query(`SELECT count(*)::int AS n FROM payments p WHERE ${where.join(' AND ')}`, values.slice(0, -2));
+    total = c.rows[0].n;
+  }
+  return { payments: res.rows.map(toRead), total };
+}

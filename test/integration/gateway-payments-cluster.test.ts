@@ -1,0 +1,84 @@
+// Gateway direct payments with two real server processes on one database: a capture racing a cancel
+// of one authorized payment has exactly one winner, and 20 parallel refunds through
+// POST /v2/payments/{id}/refund never return more than was captured.
+import t from 'tap';
+import type { Child } from '../helpers/child.js';
+import { startCluster } from '../helpers/cluster.js';
+import { PG_URL } from '../helpers/env.js';
+import { CARDS, card } from '../helpers/checkout.js';
+
+if (!PG_URL) {
+  t.plan(0, 'skipped: needs DATABASE_URL (several server processes share one Postgres; CI sets it)');
+  process.exit(0);
+}
+
+async function call(c: Child, method: string, p: string, key: string | null, body?: unknown, headers: Record<string, string> = {}) {
+  const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
+  if (key) h.authorization = `Bearer ${key}`;
+  const r = await fetch(c.url + p, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  let parsed: any = null;
+  try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: r.status, body: parsed };
+}
+
+const cluster = await startCluster(t, 'gwd');
+const { db } = cluster;
+const a = await cluster.start();
+const b = await cluster.start();
+const m = await call(a, 'POST', '/internal/merchants', 'adm', { name: 'direct', rate_limit_per_minute: 1000000, currencies: ['RUB'], default_currency: 'RUB' });
+await call(a, 'PATCH', `/internal/merchants/${m.body.id}`, 'adm', { card_data_allowed: true });
+const key = (await call(a, 'POST', `/internal/merchants/${m.body.id}/api-keys`, 'adm', { kind: 'secret', mode: 'test' })).body.key as string;
+
+async function direct(amount: number, capture: 'automatic' | 'manual'): Promise<string> {
+  const r = await call(a, 'POST', '/v2/payments', key, { amount, currency: 'RUB', card: card(CARDS.success), capture_method: capture });
+  if (r.status !== 200) throw new Error(JSON.stringify(r.body));
+  return r.body.id;
+}
+
+/** Retries what may succeed later (a busy payment, a 503) so that only final answers are counted. */
+async function settled(f: () => ReturnType<typeof call>) {
+  const end = Date.now() + 30_000;
+  for (;;) {
+    const r = await f();
+    const again = r.status === 503 || (r.status === 409 && r.body?.error?.code === 'PAYMENT_ATTEMPT_IN_PROGRESS');
+    if (!again || Date.now() > end) return r;
+    await new Promise((x) => setTimeout(x, 20));
+  }
+}
+
+t.test('a capture racing a cancel through two processes: exactly one winner, ten times over', async (t) => {
+  for (let round = 0; round < 10; round++) {
+    const id = await direct(1000, 'manual');
+    const [cap, can] = await Promise.all([
+      settled(() => call(round % 2 ? a : b, 'POST', `/v2/payments/${id}/capture`, key, {})),
+      settled(() => call(round % 2 ? b : a, 'POST', `/v2/payments/${id}/cancel`, key, {})),
+    ]);
+    const winners = [cap, can].filter((r) => r.status === 200);
+    t.equal(winners.length, 1, `round ${round}: ${cap.status} ${cap.body?.error?.code ?? cap.body?.status} / ${can.status} ${can.body?.error?.code ?? can.body?.status}`);
+    const loser = cap.status === 200 ? can : cap;
+    t.equal(loser.status, 409);
+    t.equal(loser.body.error.code, cap.status === 200 ? 'PAYMENT_NOT_CANCELLABLE' : 'PAYMENT_NOT_CAPTURABLE');
+    const row = (await db.query('SELECT status FROM payments WHERE id = $1', [id])).rows[0];
+    t.equal(row.status, cap.status === 200 ? 'succeeded' : 'cancelled', 'the row is the winner\'s');
+    const ev = await db.query("SELECT type FROM events WHERE aggregate_id = $1 AND type IN ('payment.succeeded', 'payment.cancelled')", [id]);
+    t.equal(ev.rows.length, 1, 'one outcome event');
+  }
+});
+
+t.test('20 parallel refunds through two processes: never more than was captured', async (t) => {
+  const id = await direct(10_000, 'automatic');
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+    settled(() => call(i % 2 ? b : a, 'POST', `/v2/payments/${id}/refund`, key, { amount: 700, idempotency_key: `par-${id}-${i}` }))));
+  const ok = answers.filter((r) => r.status === 200);
+  t.equal(ok.length, 14, answers.map((r) => `${r.status}:${r.body?.error?.reason ?? r.body?.error?.code ?? r.body?.status}`).join(' '));
+  t.ok(answers.filter((r) => r.status !== 200).every((r) => r.status === 400 && r.body.error.reason === 'REFUND_AMOUNT_INVALID' && typeof r.body.error.remaining === 'number'),
+    'the rest are 400 stating the remaining balance');
+  const rows = (await db.query("SELECT amount::int FROM refunds WHERE payment_id = $1 AND status = 'succeeded'", [id])).rows;
+  t.equal(rows.length, 14);
+  const p = await call(a, 'GET', `/v2/payments/${id}`, key);
+  t.same([p.body.status, p.body.refunded_amount, p.body.refund_count], ['partially_refunded', 9800, 14]);
+  t.equal(Math.max(...ok.map((r) => r.body.total_refunded)), 9800);
+  const ev = await db.query("SELECT count(*)::int AS n FROM events WHERE aggregate_id = $1 AND type = 'payment.refunded'", [id]);
+  t.equal(ev.rows[0].n, 14, 'one payment.refunded per refund');
+});
