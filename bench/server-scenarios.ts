@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { sampleRss, spawnNode } from './children.js';
 import { measure, type LoadFigures, type LoadParams } from './load.js';
 import { mb } from './stats.js';
+import { TEST_CARDS } from '../src/connectors/sandbox/cards.js';
 import type autocannon from 'autocannon';
 
 export interface ServerScenarioOptions {
@@ -149,13 +150,15 @@ export function checkoutRequest(key: string, tag: string): autocannon.Request {
 
 /** POST /v2/payments with the sandbox's success card and automatic capture, each with its own Idempotency-Key. */
 export function directRequest(key: string, tag: string): autocannon.Request {
+  // The sandbox bank's own success card (no card number is written outside the sandbox's list).
+  const number = Object.keys(TEST_CARDS).find((pan) => TEST_CARDS[pan].kind === 'success')!;
   const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   let seq = 0;
   return {
     method: 'POST', path: '/v2/payments', headers,
     setupRequest: (req) => {
       const n = seq++;
-      const card = { number: '4242424242424242', exp_month: '12', exp_year: '34', cvc: '731' };
+      const card = { number, exp_month: '12', exp_year: '34', cvc: '731' };
       return { ...req, headers: { ...headers, 'idempotency-key': `${tag}-dp-${n}` }, body: JSON.stringify({ amount: 4900, currency: 'AZN', order_id: `order-${n}`, card }) };
     },
   };

@@ -35,7 +35,8 @@ export const createMailbox = (idem: IdempotencyOf): string | undefined => (idem.
 
 /** `replayed`: the actor found the key already used by an identical request (Postgres arbitrated). */
 /** `cached`: the worker already wrote the answer to the replay cache. */
-export type CreateOutcome = { answer: StoredAnswer; replayed: boolean; cached?: boolean } | { failure: ApiFailure };
+/** `uncached`: the answer shows a state still in motion (a payment not yet paid): never cached, and a replay shows it as it is now. */
+export type CreateOutcome = { answer: StoredAnswer; replayed: boolean; cached?: boolean; uncached?: boolean } | { failure: ApiFailure };
 
 export function replay(ctx: Ctx, a: StoredAnswer): void {
   // The first answer again, byte for byte; X-Request-Id names the request that produced it.
@@ -54,9 +55,10 @@ export async function runIdempotent(ctx: Ctx, s: Services, req: IdempotentReques
   const out = await create();
   if ('failure' in out) return sendFailure(ctx, out.failure);
   if (!out.replayed) {
-    if (!out.cached) s.idempotency.remember(req.scope, req.hash, out.answer);
+    if (!out.cached && !out.uncached) s.idempotency.remember(req.scope, req.hash, out.answer);
     return sendJson(ctx, out.answer.status, out.answer.body);
   }
+  if (out.uncached) return replay(ctx, out.answer);
   // A replay: the first answer as given when Redis still has it, else rendered from the committed row.
   const first = await s.idempotency.recall(req.scope, req.hash);
   if (first) return replay(ctx, first);

@@ -82,3 +82,29 @@ t.test('20 parallel refunds through two processes: never more than was captured'
   const ev = await db.query("SELECT count(*)::int AS n FROM events WHERE aggregate_id = $1 AND type = 'payment.refunded'", [id]);
   t.equal(ev.rows[0].n, 14, 'one payment.refunded per refund');
 });
+
+t.test('killed between the create\'s commit and the bank call: the retry with the key pays it, once', async (t) => {
+  const doomed = await cluster.start({ FAILPOINTS: 'after-create-commit:kill' });
+  const idem = `direct-crash-${Date.now()}`;
+  const body = { amount: 4900, currency: 'RUB', card: card(CARDS.success), order_id: idem };
+  await t.rejects(call(doomed, 'POST', '/v2/payments', key, body, { 'idempotency-key': idem }), 'the connection dies with the process');
+  await doomed.exited;
+  const rows = async () => (await db.query('SELECT id, status FROM payments WHERE idempotency_key = $1', [idem])).rows as { id: string; status: string }[];
+  const committed = await rows();
+  t.same(committed.map((r) => r.status), ['pending'], 'the payment committed, unpaid (the card was never kept)');
+  const charges = async () => (await db.query(
+    `SELECT count(*)::int AS n FROM sandbox_ledger l JOIN connector_attempts c ON c.id = l.idempotency_key WHERE c.aggregate_id = $1 AND l.moved`, [committed[0].id])).rows[0].n as number;
+  t.equal(await charges(), 0, 'nothing charged yet');
+  // The retry lands on another process; it and a concurrent duplicate make one attempt.
+  const [r1, r2] = await Promise.all([a, b].map((c) => call(c, 'POST', '/v2/payments', key, body, { 'idempotency-key': idem })));
+  for (const r of [r1, r2]) {
+    t.equal(r.status, 200, JSON.stringify(r.body));
+    t.equal(r.body.id, committed[0].id, 'the committed payment, not a new one');
+  }
+  t.ok([r1, r2].some((r) => r.body.status === 'succeeded'), 'the retry paid it');
+  t.same((await rows()).map((r) => [r.id, r.status]), [[committed[0].id, 'succeeded']], 'one row, paid');
+  t.equal(await charges(), 1, 'the bank charged once');
+  const again = await call(a, 'POST', '/v2/payments', key, body, { 'idempotency-key': idem });
+  t.same([again.status, again.body.status], [200, 'succeeded'], 'a later retry replays the paid payment');
+  t.equal(await charges(), 1, 'and charges nothing more');
+});

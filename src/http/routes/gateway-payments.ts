@@ -137,6 +137,9 @@ async function viewOf(s: Services, ctx: Ctx, id: string) {
   return r ? view(r) : null;
 }
 
+/** Pay refusals meaning another request already paid (or is paying) this payment: its state is the answer. */
+const SETTLED_ELSEWHERE = new Set(['checkout_closed', 'payment_attempt_in_progress']);
+
 async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
   const who = principalOf(ctx);
   const body = dropNulls(raw);
@@ -179,18 +182,28 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
       },
     });
     if (!created.ok) return { failure: created.failure };
-    if (!created.replayed) {
+    // A replay pays too while the payment is still pending with no action awaited: the first request
+    // may have died between the create's commit and the bank call (the card is never kept, so only a
+    // retry can pay it). The checkout actor makes concurrent pays of one payment one attempt; a pay
+    // that finds the payment paid or an attempt in flight leaves it as it is and the answer shows it.
+    const unpaid = created.replayed ? (await viewOf(s, ctx, created.payment.id))?.status === 'pending' : true;
+    let paidNow = false;
+    if (unpaid) {
       const paid = checked
-        ? await s.dispatcher.send({ kind: 'checkout.pay', id, card: checked, summary: cardSummary(checked, s.config.cardFingerprintKey, null) })
+        ? await s.dispatcher.send({ kind: 'checkout.pay', id: created.payment.id, card: checked, summary: cardSummary(checked, s.config.cardFingerprintKey, null) })
         : await s.dispatcher.send({
-          kind: 'checkout.submit', id,
+          kind: 'checkout.submit', id: created.payment.id,
           action: method === 'token' ? { method: 'recurrent', savedId: b.token! } : { method: b.wallet!.type, token: b.wallet!.token },
         });
-      if (!paid.ok) return { failure: paid.failure };
-      s.log.info({ requestId: ctx.requestId, paymentId: id, method, status: paid.payment.status }, 'gateway direct payment');
+      if (!paid.ok && !SETTLED_ELSEWHERE.has(paid.failure.code)) return { failure: paid.failure };
+      paidNow = paid.ok;
+      if (paid.ok) s.log.info({ requestId: ctx.requestId, paymentId: created.payment.id, method, status: paid.payment.status }, 'gateway direct payment');
     }
     const pv = await viewOf(s, ctx, created.payment.id);
-    return pv ? { answer: render(pv, created.payment.requestId), replayed: created.replayed } : { failure: fail('payment_not_found', 'id') };
+    if (!pv) return { failure: fail('payment_not_found', 'id') };
+    // A retry that paid the payment gives its first complete answer (cached from now on); an answer
+    // showing it still unpaid (another request's attempt in flight) is never cached.
+    return { answer: render(pv, paidNow ? ctx.requestId : created.payment.requestId), replayed: created.replayed && !paidNow, uncached: pv.status === 'pending' };
   });
 }
 
