@@ -1,6 +1,6 @@
 // `npm start`: runs the full server and prints how to reach it.
 import { loadConfig, type Config } from './config.js';
-import { createLogger } from './log.js';
+import { BatchedLines, createLogger } from './log.js';
 import { startServer } from './server.js';
 
 let config: Config;
@@ -13,7 +13,8 @@ try {
 }
 const log = createLogger(config.logLevel);
 
-startServer(config, log).then((srv) => {
+// Access lines are written in batches (log.ts BatchedLines): one write per event-loop turn, not per request.
+startServer(config, log, new BatchedLines()).then((srv) => {
   const lines = [
     '',
     `  Payments engine listening on ${srv.url}  (public base ${config.publicBaseUrl})`,

@@ -2,7 +2,7 @@
 // and stops them in the order that loses no acknowledged write.
 import { randomBytes } from 'node:crypto';
 import type { Config } from './config.js';
-import { createLogger, type Logger } from './log.js';
+import { createAccessLogger, createLogger, type BatchedLines, type Logger } from './log.js';
 import { Metrics } from './metrics/registry.js';
 import { createPool, processAppName } from './store/db.js';
 import { splitPoolBudget } from './store/pool-budget.js';
@@ -38,7 +38,11 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-export async function startServer(config: Config, log: Logger = createLogger(config.logLevel)): Promise<RunningServer> {
+/**
+ * `accessOut`: where the access log goes in batches (main.ts: stdout); without it, access lines go
+ * through `log` one by one (tests pass a capturing or silent logger).
+ */
+export async function startServer(config: Config, log: Logger = createLogger(config.logLevel), accessOut: BatchedLines | null = null): Promise<RunningServer> {
   if (!isNativeUws()) log.error('uWebSockets.js native binary did not load: running on the slow fallback implementation');
   // PORT=0 (tests, benchmarks): pick the free port now, so that every part of the server (the
   // workers render checkout URLs in webhooks) knows the real public URL from the start.
@@ -99,6 +103,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const adminToken = config.adminToken ?? saved?.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const services: Services = {
     config, adminToken, log, db, kv, dispatcher, metrics, reads,
+    accessLog: !config.accessLog || !log.isLevelEnabled('info') ? null : accessOut ? createAccessLogger(config.logLevel, accessOut) : log,
     webhooks: new WebhookDispatcher({
       db, publicBaseUrl: config.publicBaseUrl, allowPrivate: config.webhooks.allowPrivate, allowLoopbackTest: config.webhooks.allowLoopbackTest, timeoutMs: config.webhooks.timeoutMs,
       leaseMs: config.webhooks.leaseMs, pollMs: config.webhooks.pollMs, maxInflight: config.webhooks.concurrency, perEndpoint: config.webhooks.perEndpoint,
@@ -147,6 +152,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       // Answer everything already received: at most 15 s and 60 % of the budget.
       const answered = Math.min(Date.now() + 15_000, Date.now() + (end - Date.now()) * 0.6);
       while (activeRequests() > 0 && Date.now() < answered) await new Promise((r) => setTimeout(r, 10));
+      accessOut?.flush();
       if (activeRequests() > 0) { abandoned.push(`answers (${activeRequests()} requests)`); log.error({ requests: activeRequests() }, 'shutdown: requests still unanswered; abandoned'); }
       await step('scheduler', () => scheduler.stop(), 0.2);
       await step('attempt recovery', () => recovery.stop(), 0.2);
@@ -157,6 +163,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       await step('postgres pool', () => db.end(), 0.5);
       await step('key-value store', () => kv.close(), 0.5);
       if (embedded) await step('embedded postgres', () => embedded!.stop(), 1);
+      accessOut?.flush();
       if (abandoned.length) log.error({ abandoned }, 'stopped; some steps were abandoned at their deadline');
       else log.info('stopped');
     })();

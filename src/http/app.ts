@@ -184,14 +184,14 @@ function paramCount(pattern: string): number {
 export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
   const app = uWS.App();
   setBodyMemoryLimit(s.config.bodyMemoryLimitBytes);
-  const accessLog = s.config.accessLog && s.log.isLevelEnabled('info');
+  const accessLog = s.accessLog;
   observeSent((ctx) => {
     const seconds = (performance.now() - ctx.startedAt) / 1000;
     s.metrics.observe(ctx.route, ctx.method, ctx.status, seconds);
     // After the answer is written: one line per request, route pattern only (never the path, the
     // query or a header: ids, keys and card data stay out); failures carry their code as the reason.
     if (accessLog) {
-      s.log.info({
+      accessLog.info({
         method: ctx.method, route: ctx.route, status: ctx.status, ms: Math.round(seconds * 10_000) / 10, requestId: ctx.requestId,
         merchantId: (ctx.auth as Principal | null)?.merchant.id, reason: ctx.code, aborted: ctx.aborted || undefined,
       }, 'request');

@@ -14,6 +14,8 @@ export interface Services {
   config: Config;
   adminToken: string;
   log: Logger;
+  /** One line per answered request (ACCESS_LOG), or null when off. */
+  accessLog: Logger | null;
   db: pg.Pool;
   kv: KeyValue;
   dispatcher: Dispatcher;
