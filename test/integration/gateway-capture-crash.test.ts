@@ -1,6 +1,7 @@
 // Capture and cancel of an authorization under faults, with real server processes on one database:
 // a process killed (SIGKILL) between the bank's capture and the outcome write leaves an attempt that
-// recovery settles by asking the bank (one capture, of the requested amount); a process killed
+// recovery settles by asking the bank (one capture, of the requested amount), and so does a worker
+// thread that dies there (the client gets 503 OUTCOME_UNKNOWN); a process killed
 // after recording the attempt, before the call, is released (nothing captured, the bank closes the
 // key) and the payment can be captured again; the same for a void.
 import t from 'tap';
@@ -63,6 +64,18 @@ t.test('killed between the bank\'s capture and the outcome write: recovery recor
   t.same(await bank(id, 'capture'), [[3000, true]], 'exactly one capture at the bank');
   const ev = await db.query("SELECT count(*)::int AS n FROM events WHERE aggregate_id = $1 AND type = 'payment.succeeded'", [id]);
   t.equal(ev.rows[0].n, 1, 'one payment.succeeded');
+});
+
+t.test('a worker thread dies between the bank\'s capture and the outcome write: 503, then recovery records the one capture', async (t) => {
+  const doomed = await cluster.start({ FAILPOINTS: 'after-connector-call:exit-thread' });
+  const id = await authorized(6000);
+  const r = await call(doomed, 'POST', `/v2/payments/${id}/capture`, key, { amount: 5000 });
+  t.equal(r.status, 503, 'the outcome is unknown to the process whose worker died');
+  t.equal(r.body.error.code, 'OUTCOME_UNKNOWN');
+  await until('recovered', async () => (await view(id)).status === 'succeeded');
+  t.match(await view(id), { status: 'succeeded', amount: 5000 });
+  t.same(await bank(id, 'capture'), [[5000, true]], 'exactly one capture at the bank');
+  t.equal(await openAttempts(id), 0);
 });
 
 t.test('killed after recording the capture, before the call: released, nothing captured, capturable again', async (t) => {
