@@ -6,7 +6,7 @@
 // check picks one of a racing capture and cancel; the other waits for that outcome and is refused by
 // the state machine. A stuck attempt is settled by recovery asking the bank (recoverHoldAttempt).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CAPTURE_OPERATION, transition, VOID_OPERATION, type Payment } from '../src/domain/payment.js';
+import { CAPTURE_OPERATION, transition, VOID_OPERATION, type Payment, type TransitionErrorCode } from '../src/domain/payment.js';
 import type { CaptureResult, UnknownAttempt } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
 import { abandonAttempt, beginPaymentAttempt, type Attempt } from '../src/store/attempts-repo.js';
@@ -29,7 +29,7 @@ export const HOLD_WAIT_MS = 3_000;
 
 const failed = (f: ApiFailure): Failed => ({ ok: false, failure: f });
 const persisted = (): Failed => failed(fail('service_unavailable', null, 'version conflict persisted'));
-const refusal = (code: string): Failed => failed(code === 'capture_amount_invalid' ? fail('capture_amount_invalid', 'amount') : fail(code as 'payment_not_capturable'));
+const refusal = (code: TransitionErrorCode): Failed => failed(fail(code, code === 'capture_amount_invalid' ? 'amount' : null));
 
 const settlementOf = (id: string, r: CaptureResult | UnknownAttempt): AttemptSettlement => ({
   id, result: r, status: r.kind === 'succeeded' ? 'succeeded' : r.kind === 'unknown_attempt' ? 'abandoned' : 'failed',
