@@ -18,6 +18,8 @@ import { REFUND_OPERATION } from '../src/domain/refund.js';
 import { recoverRefund } from './refund-actor.js';
 import { recoverPayout } from './payout-actor.js';
 import { PAYOUT_OPERATION } from '../src/domain/payout.js';
+import { CAPTURE_OPERATION, VOID_OPERATION } from '../src/domain/payment.js';
+import { recoverHoldAttempt } from './capture-actor.js';
 import { MAX_CONFLICT_RETRIES, remember, type ActorContext } from './context.js';
 import type { CheckoutMessage, CheckoutResult, CommandOf, Failed, ReplyOf, SubmitAction } from './protocol.js';
 
@@ -67,7 +69,7 @@ async function write(ctx: ActorContext, cur: PaymentWithCheckout, step: { checko
   if (step.payment) {
     // A direct payment with capture_method manual: the bank's yes is an authorization, taken by capture.
     const cmd: PaymentCommand = step.payment.type === 'succeed' && payment.session?.captureMethod === 'manual'
-      ? { type: 'authorize', method: step.payment.method, card: step.payment.card } : step.payment;
+      ? { type: 'authorize', method: step.payment.method, card: step.payment.card, holdSeconds: ctx.authorizationWindowSeconds } : step.payment;
     const moved = transition(payment, cmd, now);
     if (!moved.ok) return failed(fail('checkout_closed'));
     next = moved.state;
@@ -231,6 +233,7 @@ export async function handleAttemptRecover(ctx: ActorContext, m: CommandOf<'atte
   if (!a || a.status !== 'started') return { ok: true, attemptId: m.attemptId, outcome: 'already_settled' };
   if (a.operation === REFUND_OPERATION) return recoverRefund(ctx, m.id, a);
   if (a.operation === PAYOUT_OPERATION) return recoverPayout(ctx, m.id, a);
+  if (a.operation === CAPTURE_OPERATION || a.operation === VOID_OPERATION) return recoverHoldAttempt(ctx, m.id, a);
   for (let i = 0; i <= MAX_CONFLICT_RETRIES; i++) {
     const cur = await loadCheckout(ctx.db, m.id);
     if (!cur || cur.payment.pendingAttempt !== a.id) {

@@ -29,6 +29,8 @@ export interface ActorContext {
   connectors: Connectors;
   /** How long one connector call may take before its outcome is left to recovery. */
   connectorTimeoutMs: number;
+  /** How long an authorization (capture_method manual) is held before the expiry sweep voids it. */
+  authorizationWindowSeconds: number;
   /**
    * Sends a command to the actor that owns `cmd.id` and waits for its reply. Commands one actor asks
    * of another are delivered in the order it sent them. Asks must not form a cycle (a refund asks

@@ -7,12 +7,15 @@ import { handleLinkCreate, handleLinkDeactivate, handleLinkPay } from './link-ac
 import { handleAttemptRecover, handleCheckoutCallback, handleCheckoutCancel, handleCheckoutComplete, handleCheckoutPay, handleCheckoutSubmit } from './checkout-actor.js';
 import { handleRefund } from './refund-actor.js';
 import { handlePayoutCreate } from './payout-actor.js';
+import { handleCapture, handleVoid } from './capture-actor.js';
 
 export type Handlers = { [K in CommandKind]: (ctx: ActorContext, cmd: CommandOf<K>) => Promise<ReplyOf<K>> };
 
 export const handlers: Handlers = {
   'payment.create': handleCreate,
   'payment.apply': handleApply,
+  'payment.capture': handleCapture,
+  'payment.void': handleVoid,
   'checkout.pay': handleCheckoutPay,
   'checkout.submit': handleCheckoutSubmit,
   'checkout.callback': handleCheckoutCallback,

@@ -30,8 +30,16 @@ export type PaymentMessage =
    * this worker has Redis), so the main thread only sends bytes.
    */
   | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext; mailbox?: string; answer?: AnswerRequest }
-  /** Plain state changes only: money moves (refunds) go through their own command and the attempt protocol. */
-  | { kind: 'payment.apply'; id: string; command: Exclude<PaymentCommand, { type: 'refund' }> };
+  /** Plain state changes only: money moves (refunds, captures, voids) go through their own command and the attempt protocol. */
+  | { kind: 'payment.apply'; id: string; command: Exclude<PaymentCommand, { type: 'refund' | 'capture' | 'void' | 'authorize' }> };
+
+/**
+ * Capture (`amount` null: all) and void of an authorization (capture_method manual), through the
+ * attempt protocol (actors/capture-actor.ts). `expired`: the expiry sweep voids a lapsed hold.
+ */
+export type HoldMessage =
+  | { kind: 'payment.capture'; id: string; amount: number | null }
+  | { kind: 'payment.void'; id: string; expired: boolean };
 
 /** The checkout of a payment (addressed by the payment's id): every acquirer call goes through here. */
 export type CheckoutMessage =
@@ -76,7 +84,7 @@ export interface PayoutRequest {
 export type PayoutMessage = { kind: 'payout.create'; id: string; request: PayoutRequest };
 export interface PayoutResultMsg { payout: Payout_; replayed: boolean }
 
-export type Command = PaymentMessage | CheckoutMessage | AttemptMessage | LinkMessage | RefundMessage | PayoutMessage;
+export type Command = PaymentMessage | HoldMessage | CheckoutMessage | AttemptMessage | LinkMessage | RefundMessage | PayoutMessage;
 export type CommandKind = Command['kind'];
 
 /**
@@ -98,6 +106,8 @@ export interface RecoverResult { attemptId: string; outcome: 'settled' | 'abando
 export interface Results {
   'payment.create': PaymentResult;
   'payment.apply': PaymentResult;
+  'payment.capture': PaymentResult;
+  'payment.void': PaymentResult;
   'checkout.pay': CheckoutResult;
   'checkout.submit': CheckoutResult;
   'checkout.callback': CheckoutResult;
@@ -166,5 +176,7 @@ export interface WorkerInit {
   kvPrefix?: string;
   /** How long one connector call may take before its outcome is left to recovery. */
   connectorTimeoutMs: number;
+  /** How long an authorization (capture_method manual) is held before the expiry sweep voids it. */
+  authorizationWindowSeconds: number;
   webhooks: WebhookConfig;
 }

@@ -1,9 +1,10 @@
 // Periodic work that any number of processes may run at once: expiry of pending payments whose
-// window has ended, and release of idempotency keys (payments', refunds', payouts') older than 24 hours. Work is claimed with
+// window has ended, the void of authorizations (capture_method manual) whose hold has lapsed (through
+// the payment's actor and the attempt protocol, as a merchant's cancel), and release of idempotency keys (payments', refunds', payouts') older than 24 hours. Work is claimed with
 // FOR UPDATE SKIP LOCKED and a lease; the state change itself goes through the payment's actor.
 import type pg from 'pg';
 import type { Logger } from '../src/log.js';
-import { claimDuePayments, releaseOldIdempotencyKeys } from '../src/store/payments-repo.js';
+import { claimDuePayments, claimLapsedAuthorizations, releaseOldIdempotencyKeys } from '../src/store/payments-repo.js';
 import { releaseOldLinkIdempotencyKeys } from '../src/store/links-repo.js';
 import { releaseOldRefundKeys } from '../src/store/refunds-repo.js';
 import { releaseOldPayoutKeys } from '../src/store/payouts-repo.js';
@@ -24,6 +25,16 @@ export function startScheduler(db: pg.Pool, dispatcher: Dispatcher, pollMs: numb
       expired += replies.filter((r) => r.ok).length;
       if (ids.length < 200 || self.stopped) break;
     }
+    for (;;) {
+      const ids = await claimLapsedAuthorizations(db, 200);
+      const replies = await Promise.all(ids.map((id) => dispatcher.send({ kind: 'payment.void', id, expired: true })));
+      replies.forEach((r, i) => {
+        if (r.ok) expired++;
+        // Captured or cancelled meanwhile is fine; anything else is tried again when the lease ends.
+        else if (r.failure.code !== 'payment_not_cancellable') log.warn({ paymentId: ids[i], code: r.failure.code }, 'lapsed authorization not voided yet; tried again when its lease ends');
+      });
+      if (ids.length < 200 || self.stopped) break;
+    }
     if (Date.now() - lastSweep > 60_000) {
       lastSweep = Date.now();
       await releaseOldIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS);
@@ -32,5 +43,5 @@ export function startScheduler(db: pg.Pool, dispatcher: Dispatcher, pollMs: numb
       await releaseOldPayoutKeys(db, IDEMPOTENCY_TTL_SECONDS);
     }
     return expired;
-  }, (n) => log.info({ expired: n }, 'payments expired'));
+  }, (n) => log.info({ expired: n }, 'payments expired (and lapsed authorizations voided)'));
 }

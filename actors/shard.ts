@@ -36,6 +36,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const writes = { ambiguous: (err: unknown) => !rolledBack(err) };
   const ctx: ActorContext = {
     db, log, now: Date.now, publicBaseUrl: init.publicBaseUrl, connectors: createConnectors(db), connectorTimeoutMs: init.connectorTimeoutMs,
+    authorizationWindowSeconds: init.authorizationWindowSeconds,
     ask: (cmd) => new Promise((resolve) => {
       const rid = ++askId;
       asks.set(rid, resolve as (r: Reply) => void);

@@ -33,6 +33,8 @@ export interface Config {
   mailboxPerIdLimit: number;
   /** How long one acquirer call may take before its outcome is left to the recovery sweep. */
   connectorTimeoutMs: number;
+  /** How long an uncaptured authorization (capture_method manual) is held before the expiry sweep voids it. */
+  authorizationWindowSeconds: number;
   /** An attempt with no recorded outcome after this long is recovered (asked of the connector). */
   attemptRecoveryAfterMs: number;
   attemptRecoveryPollMs: number;
@@ -134,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailboxLimit: int(env, 'MAILBOX_LIMIT', 10000, 1),
     mailboxPerIdLimit: int(env, 'MAILBOX_PER_ID_LIMIT', 100, 1),
     connectorTimeoutMs: int(env, 'CONNECTOR_TIMEOUT_MS', 20_000, 1),
+    authorizationWindowSeconds: int(env, 'AUTHORIZATION_WINDOW_SECONDS', 7 * 24 * 3600, 1),
     attemptRecoveryAfterMs: int(env, 'ATTEMPT_RECOVERY_AFTER_MS', 60_000, 1),
     attemptRecoveryPollMs: int(env, 'ATTEMPT_RECOVERY_POLL_MS', 1000, 10),
     pgPoolMax: pgPoolMax(env),

@@ -94,6 +94,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       databaseUrl, poolSize: budget.worker, hooksPoolSize: budget.hooks, dbTimeouts: config.db, appName,
       mailboxLimit: config.mailboxLimit, mailboxPerIdLimit: config.mailboxPerIdLimit, logLevel: config.logLevel,
       publicBaseUrl: config.publicBaseUrl, connectorTimeoutMs: config.connectorTimeoutMs, webhooks: config.webhooks,
+      authorizationWindowSeconds: config.authorizationWindowSeconds,
       redisUrl: config.redisUrl ?? null, kvPrefix: config.kvPrefix,
     },
   });

@@ -53,19 +53,19 @@ export function gatewayPaymentPaths(publicBaseUrl: string): Record<string, unkno
       servers,
       post: {
         operationId: 'captureGatewayPayment', summary: 'Capture an authorized payment (all, or a part; the rest is released)',
-        description: 'Secret key, or restricted key with payments:write. Not authorized: 409 PAYMENT_NOT_CAPTURABLE; an amount above the authorized one: 400.',
+        description: 'Secret key, or restricted key with payments:write. The bank is asked through the attempt protocol (the attempt id is its idempotency key). Not authorized: 409 PAYMENT_NOT_CAPTURABLE; an amount above the authorized one: 400; another capture or cancel in flight: 409 PAYMENT_ATTEMPT_IN_PROGRESS (retry); the bank refused (sandbox: an amount ending in 666): 502 CAPTURE_FAILED, the payment stays authorized; no answer in time: 503 OUTCOME_UNKNOWN (the payment\'s status tells the result).',
         security, parameters: [idParam],
         requestBody: { required: false, content: json(ref('CaptureRequest')) },
-        responses: { 200: { description: 'The payment, now succeeded', content: json(ref('GatewayPayment')) }, ...errs(400, 401, 403, 404, 409, 429) },
+        responses: { 200: { description: 'The payment, now succeeded', content: json(ref('GatewayPayment')) }, ...errs(400, 401, 403, 404, 409, 429, 502) },
       },
     },
     '/v2/payments/{id}/cancel': {
       servers,
       post: {
         operationId: 'cancelGatewayPayment', summary: 'Cancel (release) an authorized, uncaptured payment',
-        description: 'Secret key, or restricted key with payments:write. Any other state: 409 PAYMENT_NOT_CANCELLABLE.',
+        description: 'Secret key, or restricted key with payments:write. The bank releases the hold (a void through the attempt protocol). Any other state: 409 PAYMENT_NOT_CANCELLABLE; another capture or cancel in flight: 409 PAYMENT_ATTEMPT_IN_PROGRESS (retry); the bank refused: 502 CANCEL_FAILED. An authorization not captured within AUTHORIZATION_WINDOW_SECONDS (7 days by default) is cancelled by the server the same way (error_code expired).',
         security, parameters: [idParam],
-        responses: { 200: { description: 'The payment, now cancelled', content: json(ref('GatewayPayment')) }, ...errs(401, 403, 404, 409, 429) },
+        responses: { 200: { description: 'The payment, now cancelled', content: json(ref('GatewayPayment')) }, ...errs(401, 403, 404, 409, 429, 502) },
       },
     },
     '/v2/payments/{id}/refund': {

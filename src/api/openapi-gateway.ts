@@ -31,6 +31,7 @@ const GATEWAY_ERRORS: Record<number, string> = {
   404: 'No such object for this merchant and mode',
   409: 'The object\'s state refuses the operation',
   429: 'RATE_LIMITED (see Retry-After)',
+  502: 'The bank refused the operation (CAPTURE_FAILED, CANCEL_FAILED, REFUND_FAILED); nothing moved',
   503: 'Temporarily unavailable (see Retry-After)',
 };
 /** Error answers of an operation; every gateway operation may answer 503 when a dependency is down. */

@@ -10,6 +10,8 @@ export const liveConnector: Connector = {
   chargeWalletToken: refuse, chargeSaved: refuse, resolveExternal: refuse,
   refund: async () => ({ kind: 'error', code: 'connector_not_configured' }),
   payout: async () => ({ kind: 'error', code: 'connector_not_configured' }),
+  capture: async () => ({ kind: 'error', code: 'connector_not_configured' }),
+  void: async () => ({ kind: 'error', code: 'connector_not_configured' }),
   // Nothing is ever sent: every key is unknown to it.
   lookup: async () => ({ kind: 'unknown_attempt' }),
 };

@@ -46,6 +46,16 @@ export type PayoutResult =
   | { kind: 'failed'; ref: string; code: 'payout_declined' }
   | { kind: 'error'; code: ConnectorErrorCode };
 
+/**
+ * What a capture or a void of an authorization answers: done (`succeeded`; a partial capture
+ * releases the rest of the hold, `released` in minor units), refused by the bank (`failed`: the
+ * authorization stands as it was), or refused by the connector before any bank saw it (`error`).
+ */
+export type CaptureResult =
+  | { kind: 'succeeded'; ref: string; released: number }
+  | { kind: 'failed'; ref: string; code: 'capture_declined' | 'void_declined' }
+  | { kind: 'error'; code: ConnectorErrorCode };
+
 /** Where a payout goes, as the bank needs it (in memory only: never stored in full). */
 export interface PayoutAccount { type: 'card' | 'iban' | 'sbp'; account: string; bic: string | null; memberId: string | null }
 
@@ -75,6 +85,13 @@ export interface BankOperations {
    * own attempt id.
    */
   refund(r: ConnectorRequest, chargeRef: string | null): Promise<RefundResult>;
+  /**
+   * Takes `r.amount` (at most `authorized`) of the authorization `authRef` (the bank's reference in
+   * the result of the payment's authorizing attempt); the rest of the hold is released.
+   */
+  capture(r: ConnectorRequest, authRef: string | null, authorized: number): Promise<CaptureResult>;
+  /** Releases the whole authorization `authRef` (`r.amount` is the authorized amount). */
+  void(r: ConnectorRequest, authRef: string | null): Promise<CaptureResult>;
   /** Pays `r.amount` out of the merchant's balance to `to` (r.paymentId is the payout's id). */
   payout(r: ConnectorRequest, to: PayoutAccount): Promise<PayoutResult>;
 }
@@ -86,5 +103,5 @@ export interface Connector extends BankOperations {
    * never received, `unknown_attempt`, after which a call with that key is refused. Recovery asks
    * this instead of repeating a call whose outcome it did not see.
    */
-  lookup(attemptId: string): Promise<ConnectorResult | RefundResult | PayoutResult | UnknownAttempt>;
+  lookup(attemptId: string): Promise<ConnectorResult | RefundResult | PayoutResult | CaptureResult | UnknownAttempt>;
 }

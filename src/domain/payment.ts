@@ -3,6 +3,7 @@
 //                       |  \--fail--> failed                  \---------refund (all)---------> refunded
 //                       \--expire--> expired
 //                       \--cancel--> cancelled   (gateway checkout sessions only: the page's cancel link)
+//                       \--authorize--> authorized --capture--> succeeded; --void--> cancelled   (capture_method manual)
 import { computeFee, type FeeSettings } from './money.js';
 import { netAfter, planRefund } from './refund.js';
 import type { GatewaySession } from './checkout-session.js';
@@ -123,12 +124,22 @@ export type PaymentCommand =
   | { type: 'expire' }
   | { type: 'cancel' }
   | { type: 'refund'; amount: number }
-  /** The bank held the money (capture_method manual): pending -> authorized. */
-  | { type: 'authorize'; method: PaymentMethod; card: CardSummary | null }
+  /**
+   * The bank held the money (capture_method manual): pending -> authorized. The hold lapses after
+   * `holdSeconds`: the payment's `expiresAt` becomes that moment (the expiry sweep voids it then).
+   */
+  | { type: 'authorize'; method: PaymentMethod; card: CardSummary | null; holdSeconds: number }
   /** Take `amount` (absent: all) of an authorization; the rest is released. */
   | { type: 'capture'; amount?: number }
-  /** Release an uncaptured authorization: authorized -> cancelled. */
-  | { type: 'void' };
+  /** Release an uncaptured authorization: authorized -> cancelled (`expired`: the expiry sweep, when the hold lapsed). */
+  | { type: 'void'; expired?: boolean };
+
+/** The connector operations of a manual capture (attempt rows and the sandbox ledger name them so). */
+export const CAPTURE_OPERATION = 'capture';
+export const VOID_OPERATION = 'void';
+
+/** The failure an authorization voided by the expiry sweep carries (code `expired`, its own message). */
+export const AUTHORIZATION_EXPIRED = { code: 'expired', message: 'The authorization lapsed before it was captured; the hold was released.' } as const;
 
 /** `payment.refunded` is the gateway API's event for a refund (one per refund), recorded beside the merchant API's `refund.succeeded`. */
 export type PaymentEventType = 'payment.succeeded' | 'payment.failed' | 'payment.expired' | 'payment.cancelled' | 'refund.succeeded' | 'payment.refunded';
@@ -170,7 +181,7 @@ export function transition(p: Payment, cmd: PaymentCommand, now: number): Transi
     }
     case 'authorize':
       if (p.status !== 'pending') return { ok: false, code: 'payment_not_payable' };
-      return moved(p, { status: 'authorized', method: cmd.method, card: cmd.card, failure: null }, now, []);
+      return moved(p, { status: 'authorized', method: cmd.method, card: cmd.card, failure: null, expiresAt: now + cmd.holdSeconds * 1000 }, now, []);
     case 'capture': {
       if (p.status !== 'authorized') return { ok: false, code: 'payment_not_capturable' };
       const amount = cmd.amount ?? p.amount;
@@ -181,6 +192,7 @@ export function transition(p: Payment, cmd: PaymentCommand, now: number): Transi
     }
     case 'void':
       if (p.status !== 'authorized') return { ok: false, code: 'payment_not_cancellable' };
-      return moved(p, { status: 'cancelled' }, now, ['payment.cancelled']);
+      // The same event as a merchant's cancel; an expired hold says so in its failure (error_code expired).
+      return moved(p, { status: 'cancelled', ...(cmd.expired ? { failure: { ...AUTHORIZATION_EXPIRED } } : {}) }, now, ['payment.cancelled']);
   }
 }

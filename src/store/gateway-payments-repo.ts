@@ -11,7 +11,7 @@ type Row = CheckoutRow & { refund_count: number; connector_transaction_id: strin
 
 const SELECT = `SELECT p.*,
   (SELECT count(*)::int FROM refunds r WHERE r.payment_id = p.id AND r.status = 'succeeded') AS refund_count,
-  (SELECT a.id FROM connector_attempts a WHERE a.aggregate_id = p.id AND a.operation <> 'refund' AND a.status IN ('succeeded', 'action_required')
+  (SELECT a.id FROM connector_attempts a WHERE a.aggregate_id = p.id AND a.operation NOT IN ('refund', 'capture', 'void') AND a.status IN ('succeeded', 'action_required')
      ORDER BY a.created_at DESC LIMIT 1) AS connector_transaction_id`;
 
 const toRead = (r: Row): GatewayPaymentRead => ({ ...rowToCheckout(r), refundCount: r.refund_count, connectorTransactionId: r.connector_transaction_id });

@@ -119,12 +119,12 @@ const UPDATE_SQL = `
 WITH v AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::text[], $6::jsonb[], $7::jsonb[],
     $8::timestamptz[], $9::timestamptz[], $10::int[], $11::jsonb[], $16::jsonb[], $17::text[], $18::text[], $19::text[], $20::jsonb[],
-    $22::bigint[], $23::bigint[], $24::bigint[])
+    $22::bigint[], $23::bigint[], $24::bigint[], $25::timestamptz[])
     AS v(id, expected, status, amount_refunded, method, card, failure, paid_at, updated_at, version, charged,
-         checkout, pending_attempt, att_id, att_status, att_result, amount, fee, net)
+         checkout, pending_attempt, att_id, att_status, att_result, amount, fee, net, expires_at)
 ), upd AS (
   UPDATE payments p SET status = v.status, amount_refunded = v.amount_refunded, method = v.method, card = v.card,
-    amount = v.amount, fee = v.fee, net = v.net,
+    amount = v.amount, fee = v.fee, net = v.net, expires_at = v.expires_at,
     failure = v.failure, paid_at = v.paid_at, updated_at = v.updated_at, version = v.version, charged = v.charged, expiry_lease = NULL,
     checkout = COALESCE(v.checkout, p.checkout), pending_attempt = v.pending_attempt
   FROM v WHERE p.id = v.id AND p.version = v.expected
@@ -193,6 +193,8 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
       GATEWAY_DELIVERABLE,
       // A partial capture changes the amount (and the fee and net with it).
       col((u) => u.next.amount), col((u) => u.next.fee), col((u) => u.next.net),
+      // An authorization moves the deadline: the expiry sweep voids the hold then.
+      col((u) => new Date(u.next.expiresAt).toISOString()),
     ],
   });
   const applied = new Map(res.rows.map((r) => [r.id, Number(r.deliveries)]));
@@ -243,6 +245,24 @@ export async function claimDuePayments(db: pg.Pool, limit: number, leaseSeconds 
     name: 'payments_claim_due',
     text: `UPDATE payments SET expiry_lease = now() + make_interval(secs => $2)
            WHERE id IN (SELECT id FROM payments WHERE status = 'pending' AND expires_at <= now()
+                          AND (expiry_lease IS NULL OR expiry_lease < now())
+                        ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+           RETURNING id`,
+    values: [limit, leaseSeconds],
+  });
+  return res.rows.map((r) => r.id as string);
+}
+
+/**
+ * Leases authorized payments (capture_method manual) whose hold has lapsed (`expires_at`, set by the
+ * authorization), for the expiry sweep to void through the payment's actor and the attempt protocol.
+ * One with an attempt in flight (a capture, a void) is left to that attempt.
+ */
+export async function claimLapsedAuthorizations(db: pg.Pool, limit: number, leaseSeconds = 30): Promise<string[]> {
+  const res = await db.query({
+    name: 'payments_claim_lapsed_auth',
+    text: `UPDATE payments SET expiry_lease = now() + make_interval(secs => $2)
+           WHERE id IN (SELECT id FROM payments WHERE status = 'authorized' AND expires_at <= now() AND pending_attempt IS NULL
                           AND (expiry_lease IS NULL OR expiry_lease < now())
                         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
            RETURNING id`,

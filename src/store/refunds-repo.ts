@@ -164,12 +164,15 @@ export async function listRefunds(db: pg.Pool, paymentId: string, limit: number,
   return { refunds: rows.slice(0, limit), hasMore: rows.length > limit };
 }
 
-/** The bank's reference of the payment's charge: the `ref` of its latest succeeded attempt that is not a refund. */
+/**
+ * The bank's reference of the payment's charge (or authorization): the `ref` of its latest succeeded
+ * attempt that is not a refund, a capture or a void (those act on this reference).
+ */
 export async function chargeRefOf(db: pg.Pool, paymentId: string): Promise<string | null> {
   const res = await db.query<{ ref: string | null }>({
     name: 'refund_charge_ref',
     text: `SELECT result->>'ref' AS ref FROM connector_attempts
-           WHERE aggregate_id = $1 AND status = 'succeeded' AND operation <> 'refund' ORDER BY updated_at DESC LIMIT 1`,
+           WHERE aggregate_id = $1 AND status = 'succeeded' AND operation NOT IN ('refund', 'capture', 'void') ORDER BY updated_at DESC LIMIT 1`,
     values: [paymentId],
   });
   return res.rows[0]?.ref ?? null;

@@ -13,7 +13,7 @@ const dispatcher = new Dispatcher({
     // Never connected: the fixture's handlers make no query and webhook dispatch is off.
     databaseUrl: 'postgres://nobody@127.0.0.1:1/none', poolSize: 1, hooksPoolSize: 1, appName: 'pe:ask-test',
     dbTimeouts: { statementMs: 1000, queryMs: 1000, connectMs: 1000, keepAliveMs: 0 }, mailboxLimit: 1000, mailboxPerIdLimit: 100, logLevel: 'silent',
-    publicBaseUrl: 'http://x.test', connectorTimeoutMs: 1000,
+    publicBaseUrl: 'http://x.test', connectorTimeoutMs: 1000, authorizationWindowSeconds: 60,
     webhooks: { dispatch: false, allowPrivate: false, timeoutMs: 1000, pollMs: 1000, leaseMs: 1000, concurrency: 1, perEndpoint: 1 },
   },
 });

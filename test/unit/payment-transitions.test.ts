@@ -18,25 +18,26 @@ const COMMANDS: Record<string, PaymentCommand> = {
   cancel: { type: 'cancel' },
   refund_part: { type: 'refund', amount: 400 },
   refund_all: { type: 'refund', amount: 1000 },
-  authorize: { type: 'authorize', method: 'card', card },
+  authorize: { type: 'authorize', method: 'card', card, holdSeconds: 600 },
   capture_all: { type: 'capture' },
   capture_part: { type: 'capture', amount: 600 },
   capture_over: { type: 'capture', amount: 1001 },
   capture_zero: { type: 'capture', amount: 0 },
   void: { type: 'void' },
+  void_expired: { type: 'void', expired: true },
 };
 
 // Expected next status, or the domain error code.
 const TABLE: Record<PaymentStatus, Record<string, string>> = {
-  pending: { succeed: 'succeeded', fail: 'failed', expire: 'expired', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'authorized', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
-  succeeded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'partially_refunded', refund_all: 'refunded', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
-  failed: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
-  expired: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
-  refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
-  partially_refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'refunded', refund_all: 'refund_amount_invalid', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
-  review: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
-  cancelled: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable' },
-  authorized: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'succeeded', capture_part: 'succeeded', capture_over: 'capture_amount_invalid', capture_zero: 'capture_amount_invalid', void: 'cancelled' },
+  pending: { succeed: 'succeeded', fail: 'failed', expire: 'expired', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'authorized', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable', void_expired: 'payment_not_cancellable' },
+  succeeded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'partially_refunded', refund_all: 'refunded', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable', void_expired: 'payment_not_cancellable' },
+  failed: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable', void_expired: 'payment_not_cancellable' },
+  expired: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable', void_expired: 'payment_not_cancellable' },
+  refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable', void_expired: 'payment_not_cancellable' },
+  partially_refunded: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'refunded', refund_all: 'refund_amount_invalid', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable', void_expired: 'payment_not_cancellable' },
+  review: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable', void_expired: 'payment_not_cancellable' },
+  cancelled: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'payment_not_capturable', capture_part: 'payment_not_capturable', capture_over: 'payment_not_capturable', capture_zero: 'payment_not_capturable', void: 'payment_not_cancellable', void_expired: 'payment_not_cancellable' },
+  authorized: { succeed: 'payment_not_payable', fail: 'payment_not_payable', expire: 'payment_not_payable', cancel: 'payment_not_payable', refund_part: 'payment_not_payable', refund_all: 'payment_not_payable', authorize: 'payment_not_payable', capture_all: 'succeeded', capture_part: 'succeeded', capture_over: 'capture_amount_invalid', capture_zero: 'capture_amount_invalid', void: 'cancelled', void_expired: 'cancelled' },
 };
 
 t.test('the table covers every status', async (t) => t.same(Object.keys(TABLE).sort(), [...PAYMENT_STATUSES].sort()));
@@ -71,9 +72,14 @@ t.test('capture and void: a partial capture becomes the payment amount, the fee 
   t.same(full.events, ['payment.succeeded']);
   const part = ok(transition(a.state, COMMANDS.capture_part, 8));
   t.same([part.state.amount, part.state.fee, part.state.net], [600, 21, 579]);
+  t.equal(a.state.expiresAt, 7 + 600_000, 'the hold lapses holdSeconds after the authorization');
   const v = ok(transition(a.state, COMMANDS.void, 8));
   t.equal(v.state.status, 'cancelled');
   t.same(v.events, ['payment.cancelled']);
+  t.equal(v.state.failure, null, "a merchant's cancel carries no failure");
+  const lapsed = ok(transition(a.state, COMMANDS.void_expired, 8));
+  t.same([lapsed.state.status, lapsed.state.failure?.code], ['cancelled', 'expired'], 'an expired hold: cancelled, error_code expired');
+  t.same(lapsed.events, ['payment.cancelled'], 'the same event as a cancel');
   const refunded = ok(transition(part.state, { type: 'refund', amount: 600 }, 9));
   t.equal(refunded.state.status, 'refunded', 'a partial capture refunds up to what was captured');
   t.notOk(transition(part.state, { type: 'refund', amount: 601 }, 9).ok);

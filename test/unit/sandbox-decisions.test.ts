@@ -104,3 +104,16 @@ t.test('payouts: the declining test cards and IBANs or SBP phones ending in 666 
   t.same(await sbx.payout({ ...r, livemode: true }, to('card', '4242424242424242')), { kind: 'error', code: 'connector_not_configured' });
   t.same(await liveConnector.payout({ ...r, livemode: true }, to('iban', 'DE89370400440532013000')), { kind: 'error', code: 'connector_not_configured' });
 });
+
+t.test('capture and void: a capture takes the amount and releases the rest, one ending in 666 is refused; a void is never refused; live is not wired', async (t) => {
+  t.match(await sbx.capture({ ...req, amount: 3000 }, 'sbx_card_x', 5000), { kind: 'succeeded', ref: /^sbx_cap_/, released: 2000 }, 'partial');
+  t.match(await sbx.capture({ ...req, amount: 5000 }, 'sbx_card_x', 5000), { kind: 'succeeded', released: 0 }, 'full');
+  for (const amount of [666, 1666, 10_666]) {
+    t.match(await sbx.capture({ ...req, amount }, 'sbx_card_x', 20_000), { kind: 'failed', ref: /^sbx_cap_/, code: 'capture_declined' }, `${amount}`);
+  }
+  t.match(await sbx.void({ ...req, amount: 1666 }, 'sbx_card_x'), { kind: 'succeeded', ref: /^sbx_void_/, released: 1666 });
+  t.same(await sbx.capture({ ...req, livemode: true }, 'x', 100), { kind: 'error', code: 'connector_not_configured' });
+  t.same(await sbx.void({ ...req, livemode: true }, 'x'), { kind: 'error', code: 'connector_not_configured' });
+  t.same(await liveConnector.capture({ ...req, livemode: true }, 'x', 100), { kind: 'error', code: 'connector_not_configured' });
+  t.same(await liveConnector.void({ ...req, livemode: true }, 'x'), { kind: 'error', code: 'connector_not_configured' });
+});

@@ -1,17 +1,17 @@
 // The sandbox connector: the bank's decisions (decisions.ts) behind its ledger (ledger.ts), so that
 // every call is idempotent by its attempt id, as a real acquirer's API is by its idempotency key.
-import type { Connector, ConnectorRequest, ConnectorResult, PayoutResult, RefundResult, UnknownAttempt } from '../types.js';
+import type { CaptureResult, Connector, ConnectorRequest, ConnectorResult, PayoutResult, RefundResult, UnknownAttempt } from '../types.js';
 import { sandboxDecisions as bank } from './decisions.js';
 import type { SandboxLedger } from './ledger.js';
 
 export { sandboxPaths } from './decisions.js';
 
 /** A key the bank had closed on a status query is refused: nothing moves. */
-const settled = <R extends ConnectorResult | RefundResult | PayoutResult>(r: R | UnknownAttempt): R | { kind: 'error'; code: 'payment_attempt_interrupted' } =>
+const settled = <R extends ConnectorResult | RefundResult | PayoutResult | CaptureResult>(r: R | UnknownAttempt): R | { kind: 'error'; code: 'payment_attempt_interrupted' } =>
   r.kind === 'unknown_attempt' ? { kind: 'error', code: 'payment_attempt_interrupted' } : r;
 
 export function createSandboxConnector(ledger: SandboxLedger): Connector {
-  const once = async <R extends ConnectorResult | RefundResult | PayoutResult>(r: ConnectorRequest, operation: string, reference: string | null, decide: () => Promise<R>) =>
+  const once = async <R extends ConnectorResult | RefundResult | PayoutResult | CaptureResult>(r: ConnectorRequest, operation: string, reference: string | null, decide: () => Promise<R>) =>
     settled(await ledger.once<R>({ key: r.attemptId, operation, reference, amount: r.amount, currency: r.currency }, decide));
   return {
     name: 'sandbox',
@@ -26,6 +26,10 @@ export function createSandboxConnector(ledger: SandboxLedger): Connector {
     refund: (r, chargeRef) => once(r, 'refund', null, () => bank.refund(r, chargeRef)),
     // Each payout is its own operation, keyed by its attempt id.
     payout: (r, to) => once(r, 'payout', null, () => bank.payout(r, to)),
+    // A capture or a void is its own operation keyed by its attempt id (a refused capture must not
+    // answer a later capture of another amount); the state machine allows one of them per payment.
+    capture: (r, authRef, authorized) => once(r, 'capture', null, () => bank.capture(r, authRef, authorized)),
+    void: (r, authRef) => once(r, 'void', null, () => bank.void(r, authRef)),
     lookup: (key) => ledger.lookup(key),
   };
 }

@@ -4,7 +4,7 @@
 // reference. The connector (connector.ts) puts its ledger in front, so a repeated idempotency key
 // gets the first decision again.
 import { randomBytes } from 'node:crypto';
-import type { BankOperations, ConnectorResult, PayoutResult, RefundResult } from '../types.js';
+import type { BankOperations, CaptureResult, ConnectorResult, PayoutResult, RefundResult } from '../types.js';
 import { TEST_CARDS } from './cards.js';
 
 const rand = () => randomBytes(9).toString('base64url').replace(/[-_]/g, 'x');
@@ -19,6 +19,9 @@ export const sandboxPaths = {
 
 /** A refund of an amount whose last three digits are 666 (1666, 10666, …) is refused by the sandbox bank. */
 export const refusesRefund = (amount: number): boolean => amount % 1000 === 666;
+
+/** A capture of an amount whose last three digits are 666 is refused, like a refund; a void never is. */
+export const refusesCapture = (amount: number): boolean => amount % 1000 === 666;
 
 /**
  * The sandbox bank refuses a payout to one of its declining test cards (4000000000000002, …), or
@@ -84,6 +87,17 @@ export const sandboxDecisions: BankOperations = {
     if (r.livemode) return { kind: 'error', code: 'connector_not_configured' };
     if (refusesPayout(to.type, to.account)) return { kind: 'failed', ref: ref('po'), code: 'payout_declined' };
     return { kind: 'succeeded', ref: ref('po') };
+  },
+
+  async capture(r, _authRef, authorized): Promise<CaptureResult> {
+    if (r.livemode) return { kind: 'error', code: 'connector_not_configured' };
+    if (refusesCapture(r.amount)) return { kind: 'failed', ref: ref('cap'), code: 'capture_declined' };
+    return { kind: 'succeeded', ref: ref('cap'), released: Math.max(0, authorized - r.amount) };
+  },
+
+  async void(r): Promise<CaptureResult> {
+    if (r.livemode) return { kind: 'error', code: 'connector_not_configured' };
+    return { kind: 'succeeded', ref: ref('void'), released: r.amount };
   },
 
   async resolveExternal(_r, attempt, decision): Promise<ConnectorResult> {

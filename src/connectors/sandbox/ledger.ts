@@ -3,9 +3,9 @@
 // challenge or page decision, whatever key repeats it) is the only one: a repeat gets it back and
 // moves no money twice. A status query for a key the bank never saw closes that key.
 import type pg from 'pg';
-import type { ConnectorResult, PayoutResult, RefundResult, UnknownAttempt } from '../types.js';
+import type { CaptureResult, ConnectorResult, PayoutResult, RefundResult, UnknownAttempt } from '../types.js';
 
-type Recorded = ConnectorResult | RefundResult | PayoutResult;
+type Recorded = ConnectorResult | RefundResult | PayoutResult | CaptureResult;
 
 export interface LedgerEntry {
   key: string;

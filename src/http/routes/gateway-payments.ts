@@ -140,6 +140,14 @@ async function viewOf(s: Services, ctx: Ctx, id: string) {
 /** Pay refusals meaning another request already paid (or is paying) this payment: its state is the answer. */
 const SETTLED_ELSEWHERE = new Set(['checkout_closed', 'payment_attempt_in_progress']);
 
+/**
+ * Pay refusals that no bank saw and that a retry of this request cannot change (the saved card is not
+ * this customer's, the connector refused before any bank): the payment they leave pending would be an
+ * orphan until its session lifetime, so it is cancelled at once (nothing was charged). A refusal that
+ * may still resolve (503, outcome unknown, an interrupted attempt) leaves it pending for the retry.
+ */
+const REFUSED_FOR_GOOD = new Set(['saved_payment_method_not_found', 'connector_not_configured', 'test_card_in_live_mode']);
+
 async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
   const who = principalOf(ctx);
   const body = dropNulls(raw);
@@ -195,6 +203,11 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
           kind: 'checkout.submit', id: created.payment.id,
           action: method === 'token' ? { method: 'recurrent', savedId: b.token! } : { method: b.wallet!.type, token: b.wallet!.token },
         });
+      if (!paid.ok && REFUSED_FOR_GOOD.has(paid.failure.code)) {
+        const ended = await s.dispatcher.send({ kind: 'checkout.cancel', id: created.payment.id });
+        if (!ended.ok) s.log.warn({ paymentId: created.payment.id, code: ended.failure.code }, 'a refused direct payment stays pending until its session lifetime');
+        return { failure: paid.failure };
+      }
       if (!paid.ok && !SETTLED_ELSEWHERE.has(paid.failure.code)) return { failure: paid.failure };
       paidNow = paid.ok;
       if (paid.ok) s.log.info({ requestId: ctx.requestId, paymentId: created.payment.id, method, status: paid.payment.status }, 'gateway direct payment');
@@ -207,7 +220,10 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
   });
 }
 
-/** Capture and cancel: a state change through the payment's actor (the version check picks one winner). */
+/**
+ * Capture and cancel: the payment's actor calls the bank through the attempt protocol
+ * (actors/capture-actor.ts); across processes the version check picks one winner.
+ */
 function stateChange(kind: 'capture' | 'void') {
   return async (ctx: Ctx, s: Services, raw: unknown) => {
     const found = await lookup(ctx, s);
@@ -218,9 +234,8 @@ function stateChange(kind: 'capture' | 'void') {
       if (!v.ok) return sendFailure(ctx, v.failure);
       amount = v.value.amount;
     }
-    const reply = await s.dispatcher.send({
-      kind: 'payment.apply', id: found.payment.id, command: kind === 'capture' ? { type: 'capture', ...(amount !== undefined ? { amount } : {}) } : { type: 'void' },
-    });
+    const id = found.payment.id;
+    const reply = await s.dispatcher.send(kind === 'capture' ? { kind: 'payment.capture', id, amount: amount ?? null } : { kind: 'payment.void', id, expired: false });
     if (!reply.ok) return sendFailure(ctx, reply.failure.code === 'capture_amount_invalid' ? { ...reply.failure, param: 'amount', detail: `at most ${found.payment.amount}` } : reply.failure);
     const pv = await viewOf(s, ctx, found.payment.id);
     sendJson(ctx, 200, pv);
