@@ -23,7 +23,7 @@ function dispatcher(databaseUrl: string, deadlineMs: number, fixture?: string) {
     init: {
       databaseUrl, poolSize: 2, hooksPoolSize: 1, appName: 'pe:reads-test',
       dbTimeouts: { statementMs: 5000, queryMs: 5000, connectMs: 5000, keepAliveMs: 0 }, mailboxLimit: 1000, mailboxPerIdLimit: 100, logLevel: 'silent',
-      publicBaseUrl: 'http://x.test', connectorTimeoutMs: 1000,
+      publicBaseUrl: 'http://x.test', connectorTimeoutMs: 1000, authorizationWindowSeconds: 604800,
       webhooks: { dispatch: false, allowPrivate: false, timeoutMs: 1000, pollMs: 1000, leaseMs: 1000, concurrency: 1, perEndpoint: 1 },
     },
   });
