@@ -26,6 +26,7 @@ const DATABASE_GAUGES = new Set(['webhook_deliveries_due', 'webhook_deliveries_u
   'outbox_lag_seconds', 'expiry_lag_seconds', 'connector_attempts_open', 'connector_attempt_oldest_open_age_seconds']);
 
 export const CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE']);
 
 export class Metrics {
   readonly registry = new Registry();
@@ -69,11 +70,23 @@ export class Metrics {
     gauge('connector_attempt_oldest_open_age_seconds', 'Age of the oldest acquirer attempt not settled (recovery settles it after ATTEMPT_RECOVERY_AFTER_MS).');
   }
 
-  /** One answered request: a counter and a histogram observation (the only per-request cost). */
+  /**
+   * One answered request: a counter and a histogram observation (the only per-request cost). The
+   * labelled children are kept per (route, method, status), so a request pays no label hashing; a
+   * method outside the standard ones is counted as OTHER (a client cannot grow the series).
+   */
   observe(route: string, method: string, status: number, seconds: number): void {
-    this.requests.inc({ method, route, status });
-    this.latency.observe({ method, route }, seconds);
+    const m = METHODS.has(method) ? method : 'OTHER';
+    const key = `${route} ${m} ${status}`;
+    let c = this.children.get(key);
+    if (!c) {
+      c = { count: this.requests.labels({ method: m, route, status }), latency: this.latency.labels({ method: m, route }) };
+      this.children.set(key, c);
+    }
+    c.count.inc();
+    c.latency.observe(seconds);
   }
+  private readonly children = new Map<string, { count: { inc(): void }; latency: { observe(v: number): void } }>();
 
   /** The text exposition: this thread's registry, filled with `s`, merged with the workers'. */
   async render(s: Scrape): Promise<string> {

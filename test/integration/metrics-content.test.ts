@@ -71,3 +71,13 @@ t.test('the webhook backlog and open attempts are counted from the database', as
   t.ok((value(text, /connector_attempts_open/) ?? 0) >= 1, 'open attempts counted');
   t.ok((value(text, /connector_attempt_oldest_open_age_seconds/) ?? 0) >= 4, 'oldest open attempt age');
 });
+
+t.test('requests are counted per route pattern, method and status', async (t) => {
+  const m = await s.merchant();
+  const before = await scrape();
+  const series = /http_requests_total\{method="GET",route="\/api\/v2\/ping",status="200"\}/;
+  for (let i = 0; i < 3; i++) t.equal((await s.request('GET', '/api/v2/ping', { key: m.key })).status, 200);
+  const text = await scrape();
+  t.equal((value(text, series) ?? 0) - (value(before, series) ?? 0), 3);
+  t.ok((value(text, /http_request_duration_seconds_count\{method="GET",route="\/api\/v2\/ping"\}/) ?? 0) >= 3, 'latency observed per route and method');
+});
