@@ -9,7 +9,7 @@ import { fail } from '../src/errors.js';
 import type { Logger } from '../src/log.js';
 import type { Payment } from '../src/domain/payment.js';
 import { BatchedPort, onBatch } from './batched-port.js';
-import { mailboxOf, type Command, type FromWorker, type ReadReply, type ReadRequest, type Reply, type ReplyTo, type ToWorker, type WorkerInit, type WorkerStats } from './protocol.js';
+import { mailboxOf, type Command, type FromWorker, type Reply, type ReplyTo, type ToWorker, type WorkerInit, type WorkerStats } from './protocol.js';
 
 const WORKER_FILE = fileURLToPath(new URL('./worker.js', import.meta.url));
 
@@ -90,22 +90,7 @@ export class Dispatcher {
   }
 
   private sendAny(cmd: Command): Promise<Reply> {
-    return this.request(shardOf(mailboxOf(cmd), this.shards.length), cmd.kind, cmd.id, (rid) => ({ t: 'cmd', rid, cmd })) as Promise<Reply>;
-  }
-
-  /**
-   * Sends a read to a worker (the shard of its id; outside the actors' mailboxes) and resolves with
-   * the answer's bytes. Bounded like a command: past the deadline, 503.
-   */
-  read(r: ReadRequest): Promise<ReadReply> {
-    return this.request(shardOf(r.id, this.shards.length), r.kind, r.id, (rid) => ({ t: 'read', rid, read: r })).then((reply) => (
-      // A worker that died with the read in flight: nothing was changed, so it is a plain 503.
-      !reply.ok && reply.failure.code === 'outcome_unknown' ? { ok: false, failure: { ...fail('service_unavailable'), retryAfterSeconds: 1 } } : reply as ReadReply
-    ));
-  }
-
-  private request(index: number, kind: string, id: string, message: (rid: number) => ToWorker): Promise<Reply | ReadReply> {
-    const shard = this.shards[index];
+    const shard = this.shards[shardOf(mailboxOf(cmd), this.shards.length)];
     if (this.closing || !shard.alive) return Promise.resolve({ ok: false, failure: { ...fail('service_unavailable'), retryAfterSeconds: 1 } });
     if (shard.pending.size >= this.opts.inflightLimit) {
       return Promise.resolve({ ok: false, failure: { ...fail('service_unavailable', null, 'actor mailbox full'), retryAfterSeconds: 1 } });
@@ -117,9 +102,9 @@ export class Dispatcher {
       // The entry stays until the worker answers, so that in-flight counts stay true after a deadline.
       shard.pending.set(rid, (m) => {
         clearTimeout(timer);
-        const reply = (m as Extract<FromWorker, { t: 'reply' | 'read' }>).reply;
+        const reply = (m as Extract<FromWorker, { t: 'reply' }>).reply;
         if (late) {
-          this.opts.log.warn({ shard: shard.index, kind, id, ok: reply.ok }, 'actor reply after its deadline: dropped (the caller had 503)');
+          this.opts.log.warn({ shard: shard.index, kind: cmd.kind, id: cmd.id, ok: reply.ok }, 'actor reply after its deadline: dropped (the caller had 503)');
           return;
         }
         resolve(reply);
@@ -128,11 +113,11 @@ export class Dispatcher {
       if (ms) {
         timer = setTimeout(() => {
           late = true;
-          resolve({ ok: false, failure: { ...fail('deadline_exceeded', null, `${kind} after ${ms} ms`), retryAfterSeconds: 1 } });
+          resolve({ ok: false, failure: { ...fail('deadline_exceeded', null, `${cmd.kind} after ${ms} ms`), retryAfterSeconds: 1 } });
         }, ms);
         timer.unref();
       }
-      shard.out.post(message(rid));
+      shard.out.post({ t: 'cmd', rid, cmd });
     });
   }
 

@@ -134,19 +134,9 @@ export interface WorkerStats {
   metrics?: MetricsJson;
 }
 
-/**
- * A read a worker answers with the bytes of the answer, outside every mailbox: it goes to Postgres
- * (grouped with the reads that arrive together), so it sees every committed write; nothing is cached.
- * The main thread then only writes the bytes. `merchant.payment`: GET /api/v2/payments/{id}, the
- * payment of this merchant and mode (null: not found).
- */
-export type ReadRequest = { kind: 'merchant.payment'; id: string; merchantId: string; livemode: boolean; requestId: string };
-export type ReadReply = { ok: true; body: string | null } | Failed;
-
 /** Main thread -> worker. `answer` carries the reply to an actor-to-actor `ask` of this worker. */
 export type ToWorker =
   | { t: 'cmd'; rid: number; cmd: Command }
-  | { t: 'read'; rid: number; read: ReadRequest }
   | { t: 'answer'; rid: number; reply: Reply }
   | { t: 'stats'; rid: number; metrics?: boolean }
   | { t: 'drain' };
@@ -154,7 +144,6 @@ export type ToWorker =
 /** Worker -> main thread. `ask` is a command one actor sends another (routed to its shard). */
 export type FromWorker =
   | { t: 'reply'; rid: number; reply: Reply }
-  | { t: 'read'; rid: number; reply: ReadReply }
   | { t: 'ask'; rid: number; cmd: Command }
   | { t: 'stats'; rid: number; stats: WorkerStats };
 

@@ -14,8 +14,6 @@ import { BatchedPort, onBatch } from './batched-port.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { onWebhookWake } from './webhook-wakeup.js';
 import { GroupWriter } from './group-writer.js';
-import { PaymentReads } from '../src/store/payment-reads.js';
-import { answerRead } from './reads.js';
 import { workerMetrics } from './worker-metrics.js';
 import { passivate, type ActorContext } from './context.js';
 import type { Handlers } from './handlers.js';
@@ -53,8 +51,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   let processed = 0;
   const w = init.webhooks;
   const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, timeouts: init.dbTimeouts, relaxedCommit: true });
-  const reads = new PaymentReads(db, { onError: (err, lookups) => log.error({ err, lookups }, 'grouped payment read failed') });
-  const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb }, () => processed, () => reads.stats);
+  const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb }, () => processed);
   const webhooks = new WebhookDispatcher({
     db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, allowLoopbackTest: w.allowLoopbackTest, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
     pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,
@@ -96,9 +93,6 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
           const detail = pushed === 'full' ? 'mailbox full' : 'too many commands queued for this object';
           send({ t: 'reply', rid, reply: { ok: false, failure: { ...fail('service_unavailable', null, detail), retryAfterSeconds: 1 } } });
         }
-      } else if (msg.t === 'read') {
-        const { rid } = msg;
-        void answerRead(reads, msg.read, init.publicBaseUrl, log).then((reply) => send({ t: 'read', rid, reply }));
       } else if (msg.t === 'answer') {
         const done = asks.get(msg.rid);
         if (done) { asks.delete(msg.rid); done(msg.reply); }

@@ -7,7 +7,6 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type pg from 'pg';
 import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { webhookMetrics, type WebhookMetrics } from '../src/metrics/webhooks.js';
-import type { BatcherStats } from '../src/store/batcher.js';
 
 export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 
@@ -16,11 +15,8 @@ export interface WorkerMetrics {
   snapshot(): Promise<MetricsJson>;
 }
 
-/**
- * `processed`: the shard's count of finished commands (kept by the shard; read at scrape time);
- * `reads`: its grouped payment reads, under the main thread's names (summed; the largest: max).
- */
-export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, processed: () => number, reads: () => BatcherStats): WorkerMetrics {
+/** `processed`: the shard's count of finished commands (kept by the shard; read at scrape time). */
+export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, processed: () => number): WorkerMetrics {
   const registry = new Registry();
   const registers = [registry];
   const s = String(shard);
@@ -53,11 +49,5 @@ export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, pro
     name: 'actor_commands_total', help: 'Commands an actor shard has finished since it started.', labelNames: ['shard'], registers,
     collect() { this.reset(); this.inc({ shard: s }, processed()); },
   });
-  const read = (name: string, help: string, value: (r: BatcherStats) => number, aggregator: 'sum' | 'max' = 'sum') =>
-    new Gauge({ name, help, registers, aggregator, collect() { this.set(value(reads())); } });
-  read('read_batches', 'Grouped payment reads sent to Postgres since start, one statement each (counter semantics).', (r) => r.loads);
-  read('read_batch_lookups', 'Payment reads by id carried by those statements since start (counter semantics).', (r) => r.lookups);
-  read('read_batch_failures', 'Grouped payment read statements that failed since start (counter semantics).', (r) => r.failedLoads);
-  read('read_batch_largest', 'Most payment reads one statement has carried since start.', (r) => r.largest, 'max');
   return { webhooks: webhookMetrics(registers), snapshot: () => registry.getMetricsAsJSON() };
 }

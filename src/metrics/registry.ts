@@ -46,16 +46,15 @@ export class Metrics {
     this.kvFailOpen = new Counter({ name: 'kv_fail_open_total', help: 'Requests let through because the key-value store was unreachable.', registers });
     this.sbpListFailOpen = new Counter({ name: 'sbp_list_fail_open_total', help: 'SBP bank list lookups answered with an empty list (error or deadline).', registers });
     this.webhooks = webhookMetrics(registers);
-    const gauge = (name: string, help: string, labelNames: string[] = [], aggregator: 'sum' | 'max' = 'sum') => { this.g[name] = new Gauge({ name, help, labelNames, registers, aggregator }); };
+    const gauge = (name: string, help: string, labelNames: string[] = []) => { this.g[name] = new Gauge({ name, help, labelNames, registers }); };
     gauge('actor_mailbox_depth', 'Commands queued or running in the actor mailboxes of a shard.', ['shard']);
     gauge('actor_count', 'Live (not passivated) actors in a shard.', ['shard']);
     gauge('worker_queue', 'Commands sent to a shard worker and not yet answered.', ['shard']);
     gauge('worker_alive', '1 when the shard worker is running.', ['shard']);
-    // Summed with the workers' (which serve GET /api/v2/payments/{id}): READ_GAUGES in actors/worker-metrics.ts.
     gauge('read_batches', 'Grouped payment reads sent to Postgres since start, one statement each (counter semantics).');
     gauge('read_batch_lookups', 'Payment reads by id carried by those statements since start (counter semantics).');
     gauge('read_batch_failures', 'Grouped payment read statements that failed since start (counter semantics).');
-    gauge('read_batch_largest', 'Most payment reads one statement has carried since start.', [], 'max');
+    gauge('read_batch_largest', 'Most payment reads one statement has carried since start.');
     gauge('http_body_bytes_buffered', 'Bytes reserved by request bodies being received (limit BODY_MEMORY_LIMIT_BYTES).');
     gauge('http_body_refused', 'Bodies refused since start (counter semantics): too_large over the route limit, busy over the memory budget.', ['reason']);
     gauge('kv_breaker_open', 'Redis nodes whose circuit breaker is open: their keys fail open at once.');
