@@ -8,9 +8,9 @@ import { computeFee, type FeeSettings } from './money.js';
 import { netAfter, planRefund } from './refund.js';
 import type { GatewaySession } from './checkout-session.js';
 
-/** `authorized`: a gateway direct payment with capture_method manual, held by the bank and not yet captured. */
-export const PAYMENT_STATUSES = ['pending', 'succeeded', 'failed', 'expired', 'refunded', 'partially_refunded', 'review', 'cancelled', 'authorized'] as const;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+import type { PaymentStatus } from './payment-status.js';
+
+export { PAYMENT_STATUSES, type PaymentStatus } from './payment-status.js';
 
 export const FAILURE_CODES = ['authentication_failed', 'insufficient_funds', 'card_expired', 'limit_exceeded', 'card_declined', 'expired'] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];

@@ -3,7 +3,10 @@
 // moves with `transition(payment, {type: 'refund'})`. A refund's own state is final once the bank
 // answered: succeeded (money returned) or failed (the bank refused); pending only while the attempt
 // is in flight. Pure.
-import type { Payment } from './payment.js';
+import type { PaymentStatus } from './payment-status.js';
+
+/** What the refund rules read of a payment. */
+interface RefundablePayment { status: PaymentStatus; amount: number; amountRefunded: number; fee: number }
 
 export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
@@ -34,16 +37,16 @@ export type RefundRuleCode = 'payment_not_payable' | 'refund_amount_invalid';
 export type RefundPlan = { ok: true; amount: number } | { ok: false; code: RefundRuleCode };
 
 /** Payment statuses that hold money that can still be returned. */
-export const REFUNDABLE: readonly Payment['status'][] = ['succeeded', 'partially_refunded'];
+export const REFUNDABLE: readonly PaymentStatus[] = ['succeeded', 'partially_refunded'];
 
-export const remainingOf = (p: Pick<Payment, 'amount' | 'amountRefunded'>): number => p.amount - p.amountRefunded;
+export const remainingOf = (p: Pick<RefundablePayment, 'amount' | 'amountRefunded'>): number => p.amount - p.amountRefunded;
 
 /**
  * How much a refund request returns: no amount (undefined or null) returns the whole remaining sum;
  * an amount must be a whole number of minor units from 1 to what is left. A payment that was never
  * paid, or has nothing left, is not refundable (that check comes first).
  */
-export function planRefund(p: Pick<Payment, 'status' | 'amount' | 'amountRefunded'>, requested: unknown): RefundPlan {
+export function planRefund(p: Pick<RefundablePayment, 'status' | 'amount' | 'amountRefunded'>, requested: unknown): RefundPlan {
   const remaining = remainingOf(p);
   if (!REFUNDABLE.includes(p.status) || remaining <= 0) return { ok: false, code: 'payment_not_payable' };
   if (requested === undefined || requested === null) return { ok: true, amount: remaining };
@@ -57,4 +60,4 @@ export function planRefund(p: Pick<Payment, 'status' | 'amount' | 'amountRefunde
  * The service fee is not returned on a refund: it paid for the charge, which happened. So `net`,
  * what the merchant keeps, is amount - fee - amount_refunded, and is -fee after a full refund.
  */
-export const netAfter = (p: Pick<Payment, 'amount' | 'fee'>, amountRefunded: number): number => p.amount - p.fee - amountRefunded;
+export const netAfter = (p: Pick<RefundablePayment, 'amount' | 'fee'>, amountRefunded: number): number => p.amount - p.fee - amountRefunded;
