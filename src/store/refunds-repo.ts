@@ -54,12 +54,12 @@ export interface RefundSettlement {
 }
 
 // The payment applies only if it still has the version its actor loaded and still names this
-// attempt; everything else hangs off that row. `refund.succeeded` carries the payment row and, under
-// `refund`, the refund row; `payment.refunded` (gateway API) carries the payment row too (with the
-// refund's id and amount beside it), so the dispatcher renders the gateway's flat summary and
-// resolves the session's target as for its other payment.* events. It is delivered for a gateway
-// checkout session when a target exists; a merchant API payment's is recorded only (it has no
-// gateway endpoint to go to).
+// attempt; everything else hangs off that row. `refund.succeeded` (merchant API payments only)
+// carries the payment row and, under `refund`, the refund row; `payment.refunded` (gateway API)
+// carries the payment row too (with the refund's id and amount beside it), so the dispatcher
+// renders the gateway's flat summary and resolves the session's target as for its other payment.*
+// events. It is delivered for a gateway checkout session when a target exists; a merchant API
+// payment's is recorded only (it has no gateway endpoint to go to).
 const SETTLE_SQL = `
 WITH upd AS (
   UPDATE payments SET status = $3, amount_refunded = $4, net = $5, updated_at = $6, version = $7, pending_attempt = NULL
@@ -81,6 +81,9 @@ WITH upd AS (
       ELSE to_jsonb(upd) || jsonb_build_object('refund', to_jsonb(rf)) END,
     upd.updated_at
   FROM upd JOIN rf ON rf.payment_id = upd.id CROSS JOIN unnest($15::text[], $16::text[]) AS e(eid, type)
+  -- A gateway session's refund is a gateway event only: refund.succeeded (merchant API) is not
+  -- recorded for it, so no merchant API endpoint ever gets a session (as for its payment.* events).
+  WHERE e.type = 'payment.refunded' OR upd.session IS NULL
   RETURNING id, merchant_id, api, type, created_at
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)

@@ -11,14 +11,16 @@ import { startTestServer } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
 
 const s = await startTestServer(t, { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '100' });
-const [rChannel, rWide] = await Promise.all([startReceiver(), startReceiver()]);
-t.teardown(() => Promise.all([rChannel.close(), rWide.close()]));
+const [rChannel, rWide, rMerchant] = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
+t.teardown(() => Promise.all([rChannel.close(), rWide.close(), rMerchant.close()]));
 
 const m = await s.merchant({ currencies: ['RUB'], default_currency: 'RUB' });
 const sk = (await s.key(m.id, 'secret', 'test')).key;
 const ch = await s.request('POST', '/v1/channels', { key: sk, body: { slug: 'bot', name: 'Bot', webhook_url: rChannel.url } });
 if (ch.status !== 200) throw new Error(ch.text);
 await s.admin('PUT', `/internal/merchants/${m.id}/webhook-settings`, { api: 'gateway', url: rWide.url });
+// A merchant API endpoint must never see a gateway session's events, refund.succeeded included.
+await s.admin('PUT', `/internal/merchants/${m.id}/webhook-settings`, { api: 'merchant', url: rMerchant.url });
 
 const of = (rec: { received: Received[] }, id: string, type: string) =>
   rec.received.filter((x) => x.headers['x-svc-event'] === type && JSON.parse(x.body).data?.payment_id === id);
@@ -51,6 +53,9 @@ t.test('each refund of a channel\'s session is delivered as payment.refunded to 
   t.equal(second.data.status, 'refunded');
   t.not(second.id, body.id, 'one event per refund call');
   t.equal(of(rWide, id, 'payment.refunded').length, 0, 'only the resolved target gets it');
+  const merchantSide = await s.db.query("SELECT count(*)::int AS n FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE e.aggregate_id = $1 AND d.api = 'merchant'", [id]);
+  t.equal(merchantSide.rows[0].n, 0, 'no merchant API delivery (refund.succeeded) for a gateway session');
+  t.notOk(rMerchant.received.some((x) => x.body.includes(id)), 'the merchant API endpoint got nothing of it');
 });
 
 t.test('a merchant API payment\'s refund is recorded, never sent to a gateway endpoint', async (t) => {
@@ -62,4 +67,5 @@ t.test('a merchant API payment\'s refund is recorded, never sent to a gateway en
   t.equal(ev.rows[0].n, 1, 'recorded');
   const dl = await s.db.query("SELECT count(*)::int AS n FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE e.aggregate_id = $1 AND d.api = 'gateway'", [id]);
   t.equal(dl.rows[0].n, 0, 'no gateway delivery');
+  await until('its refund.succeeded reached the merchant API endpoint', () => rMerchant.received.some((x) => x.headers['x-svc-event'] === 'refund.succeeded' && x.body.includes(id)));
 });
