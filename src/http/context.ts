@@ -24,6 +24,8 @@ export interface Ctx {
   status: number;
   /** Headers every answer of this request carries (rate limit, request id, ...). */
   extraHeaders: [string, string][];
+  /** A public route (no key: the checkout endpoints, SBP lists): error messages are for the payer. */
+  keyless?: boolean;
   /** Filled by the auth step. */
   auth: unknown;
   /** The error code of a failure answer (the access log's reason). */

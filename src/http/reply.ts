@@ -17,10 +17,13 @@ export function renderFailure(ctx: Ctx, f: ApiFailure): { status: number; body: 
     // The gateway API (keyed routes and the public checkout and SBP list endpoints alike) answers
     // every validation failure as 400 VALIDATION_ERROR, naming the field in the message and in
     // param, with the catalogue's specific code as reason.
+    // On the keyless routes the hosted page shows the message to the payer as it is, so it is the
+    // specific one in the payer's language, without the developer's "field:" prefix.
     const what = f.code === 'validation_error' ? (f.detail ?? '') : message;
+    const text = ctx.keyless && f.code !== 'validation_error' ? message : `${messageFor('validation_error', ctx.lang)} ${f.param ? `${f.param}: ` : ''}${what}`.trim();
     const body = {
       error: {
-        code: 'VALIDATION_ERROR', message: `${messageFor('validation_error', ctx.lang)} ${f.param ? `${f.param}: ` : ''}${what}`.trim(),
+        code: 'VALIDATION_ERROR', message: text,
         ...(f.param ? { param: f.param } : {}), ...(f.code === 'validation_error' ? {} : { reason: f.code.toUpperCase() }), ...f.extra,
       },
       request_id: ctx.requestId,

@@ -5,6 +5,7 @@
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 import { card, CARDS, newPayment } from '../helpers/checkout.js';
+import { messageFor } from '../../src/errors.js';
 
 const s = await startTestServer(t);
 const m = await s.merchant({ currencies: ['AZN', 'RUB'] });
@@ -47,11 +48,15 @@ t.test('body errors: malformed JSON and a non-object body are 400 VALIDATION_ERR
   t.same([arr.status, arr.body.error.code, arr.body.error.reason], [400, 'VALIDATION_ERROR', 'BODY_INVALID']);
 });
 
-t.test('the message stays localised (rule 3: an unknown bank is refused with a localised error)', async (t) => {
+t.test('the message is the payer\'s: localised (rule 3) and without the developer\'s field prefix', async (t) => {
   const id = await newPayment(s, m.key);
-  const r = await submit(id, { method_code: 'sbp', member_id: '999999999999' }, { 'accept-language': 'ru' });
-  t.same([r.status, r.body.error.reason, r.body.error.param], [400, 'SBP_MEMBER_UNKNOWN', 'member_id']);
-  t.match(r.body.error.message, /СБП/);
+  for (const lang of ['en', 'ru', 'az'] as const) {
+    const r = await submit(id, { method_code: 'sbp', member_id: '999999999999' }, { 'accept-language': lang });
+    t.same([r.status, r.body.error.reason, r.body.error.param], [400, 'SBP_MEMBER_UNKNOWN', 'member_id']);
+    t.equal(r.body.error.message, messageFor('sbp_member_unknown', lang), `${lang}: the hosted page shows it as it is`);
+  }
+  const bad = await s.request('POST', `/checkout/${id}/pay`, { body: { number: '4242424242424241', exp_month: '12', exp_year: '34', cvc: '731' }, headers: { 'accept-language': 'ru' } });
+  t.equal(bad.body.error.message, messageFor('card_number_invalid', 'ru'));
 });
 
 t.test('404 and 409 keep their own codes', async (t) => {
