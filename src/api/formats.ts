@@ -12,5 +12,9 @@ export function registerFormats(): void {
   // The standard JSON Schema formats (no home-made 'ip'): an address is one or the other.
   if (!FormatRegistry.Has('ipv4')) FormatRegistry.Set('ipv4', (v) => isIP(v) === 4);
   if (!FormatRegistry.Has('ipv6')) FormatRegistry.Set('ipv6', (v) => isIP(v) === 6);
+  // Response timestamps (RFC 3339), so that answers can be checked against their schemas.
+  if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => DATE_TIME_RE.test(v) && Number.isFinite(Date.parse(v)));
 }
+
+export const DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
 registerFormats();

@@ -1,6 +1,7 @@
 // Operator (/internal) request and resource schemas.
 import { Type, type Static } from '@sinclair/typebox';
 import { PERMISSIONS } from '../domain/permissions.js';
+import { fail, type ApiFailure } from '../errors.js';
 import { Currency } from './common.js';
 
 const FeePercent = Type.Number({ minimum: 0, maximum: 100, description: 'Percent of the amount, e.g. 2.5; kept to hundredths (basis points)' });
@@ -31,8 +32,13 @@ export const PatchMerchantRequest = Type.Composite([
 ], { additionalProperties: false });
 export type PatchMerchantRequest = Static<typeof PatchMerchantRequest>;
 
-export const CreateApiKeyRequest = Type.Object({
-  kind: Type.Union([Type.Literal('merchant'), Type.Literal('secret'), Type.Literal('restricted'), Type.Literal('publishable')]),
+const KeyKind = Type.Union([Type.Literal('merchant'), Type.Literal('secret'), Type.Literal('restricted'), Type.Literal('publishable')]);
+
+export const CreateApiKeyRequestBody = Type.Object({
+  kind: Type.Optional(KeyKind),
+  scope: Type.Optional(Type.Union([Type.Literal('channel'), Type.Literal('restricted')], {
+    description: 'The gateway spec\'s wording: channel = a secret key pinned to channel_id, restricted = a restricted key; kind may be left out',
+  })),
   mode: Type.Union([Type.Literal('test'), Type.Literal('live')]),
   channel_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Gateway keys: the channel (ch_…, UUID or slug) the key is pinned to' })),
   permissions: Type.Optional(Type.Array(Type.Union(PERMISSIONS.map((p) => Type.Literal(p))), {
@@ -41,7 +47,23 @@ export const CreateApiKeyRequest = Type.Object({
   })),
   label: Type.Optional(Type.String({ maxLength: 100 })),
 }, { additionalProperties: false });
-export type CreateApiKeyRequest = Static<typeof CreateApiKeyRequest>;
+/** A key request once its scope is resolved to a kind (keyRequestOf). */
+export type CreateApiKeyRequest = Omit<Static<typeof CreateApiKeyRequestBody>, 'kind' | 'scope'> & { kind: Static<typeof KeyKind> };
+
+const SCOPE_KIND = { channel: 'secret', restricted: 'restricted' } as const;
+
+/** The kind a body asks for: `kind`, or the kind its `scope` means (both must agree); `channel` needs channel_id. */
+export function keyRequestOf(b: Static<typeof CreateApiKeyRequestBody>): CreateApiKeyRequest | ApiFailure {
+  const { scope, kind, ...rest } = b;
+  if (scope === undefined) return kind === undefined ? fail('parameter_missing', 'kind') : { ...rest, kind };
+  if (kind !== undefined && kind !== SCOPE_KIND[scope]) return fail('parameter_invalid', 'scope', `scope ${scope} is a ${SCOPE_KIND[scope]} key`);
+  if (scope === 'channel' && rest.channel_id === undefined) return fail('parameter_missing', 'channel_id');
+  return { ...rest, kind: SCOPE_KIND[scope] };
+}
+
+/** The scope a key has in the spec's terms: restricted, channel (a pinned secret key), or none. */
+export const keyScopeOf = (k: { kind: string; channelId: string | null }): 'channel' | 'restricted' | null =>
+  k.kind === 'restricted' ? 'restricted' : k.channelId !== null ? 'channel' : null;
 
 export const KEY_PREFIX: Record<CreateApiKeyRequest['kind'], string> = {
   merchant: 'svc_', secret: 'sk_', restricted: 'rk_', publishable: 'pk_',

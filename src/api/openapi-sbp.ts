@@ -14,7 +14,7 @@ const json = (schema: object) => ({ 'application/json': { schema } });
 
 const limit = (dflt?: number) => ({
   name: 'limit', in: 'query', required: false,
-  description: `Digits only, ${LIST_LIMIT_MIN}-${LIST_LIMIT_MAX}; anything else (or the parameter twice) is 422 LIMIT_INVALID`,
+  description: `Digits only, ${LIST_LIMIT_MIN}-${LIST_LIMIT_MAX}; anything else (or the parameter twice) is 400 VALIDATION_ERROR, reason LIMIT_INVALID`,
   schema: { type: 'integer', minimum: LIST_LIMIT_MIN, maximum: LIST_LIMIT_MAX, ...(dflt ? { default: dflt } : {}) },
 });
 const cacheControl = { 'Cache-Control': { description: '`public, max-age=300` for the list; `no-store` for a failed-open empty answer', schema: { type: 'string' } } };
@@ -39,7 +39,7 @@ export function sbpPaths(publicBaseUrl: string): Record<string, unknown> {
         tags: ['gateway: SBP bank lists'], parameters: [limit(POPULAR_DEFAULT_LIMIT)],
         responses: {
           200: { description: 'The list', headers: cacheControl, content: json(ref('SbpMemberList')) },
-          422: gatewayError('LIMIT_INVALID'), 429: gatewayError('Public rate limit per client address'),
+          400: gatewayError('VALIDATION_ERROR (reason LIMIT_INVALID)'), 429: gatewayError('Public rate limit per client address'),
         },
       },
     },
@@ -52,7 +52,7 @@ export function sbpPaths(publicBaseUrl: string): Record<string, unknown> {
         parameters: [{ name: 'sessionId', in: 'path', required: true, schema: { type: 'string' } }, limit()],
         responses: {
           200: { description: 'The list', content: json(ref('CheckoutSbpMemberList')) },
-          404: gatewayError('PAYMENT_NOT_FOUND'), 422: gatewayError('LIMIT_INVALID'), 429: gatewayError('Public rate limit per client address or per payment'),
+          404: gatewayError('PAYMENT_NOT_FOUND'), 400: gatewayError('VALIDATION_ERROR (reason LIMIT_INVALID)'), 429: gatewayError('Public rate limit per client address or per payment'),
         },
       },
     },

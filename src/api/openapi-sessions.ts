@@ -14,11 +14,6 @@ const json = (schema: object) => ({ 'application/json': { schema } });
 /** Every gateway operation may answer 503 when a dependency is down (as in openapi-gateway.ts). */
 const errs = (...codes: number[]) => Object.fromEntries([...codes, 503].map((c) => [String(c), { $ref: `#/components/responses/G${c}` }]));
 
-const METHODS = {
-  type: 'object', required: ['methods', 'fallback'],
-  properties: { methods: { type: 'array', items: { type: 'object' } }, fallback: { type: 'boolean' }, request_id: { type: 'string' } },
-};
-
 export function sessionPaths(publicBaseUrl: string): Record<string, unknown> {
   const servers = rootServers(publicBaseUrl);
   const security = [{ gatewayBearer: [] }, { gatewayApiKey: [] }];
@@ -57,7 +52,7 @@ export function sessionPaths(publicBaseUrl: string): Record<string, unknown> {
       get: {
         operationId: 'listWidgetMethods', summary: 'The effective payment methods of the key\'s merchant (card only, fallback true, when the catalog cannot be read)',
         description: 'Publishable key, secret key, or restricted key with payments:read.', security,
-        responses: { 200: { description: 'EffectiveMethodsResponse', content: json(METHODS) }, ...errs(401, 403, 429) },
+        responses: { 200: { description: 'EffectiveMethodsResponse', content: json(ref('EffectiveMethodsResponse')) }, ...errs(401, 403, 429) },
       },
     },
     '/widget/v1/sbp-members': {

@@ -10,6 +10,7 @@ import { sessionPaths, sessionSchemas } from './openapi-sessions.js';
 import { gatewayPaymentPaths, gatewayPaymentSchemas } from './openapi-gateway-payments.js';
 import { CreateRefundRequest, RefundList, RefundResource, RefundResultResource } from './refunds.js';
 import { sbpPaths, sbpSchemas } from './openapi-sbp.js';
+import { checkoutPaths, checkoutSchemas } from './openapi-checkout.js';
 
 /** Plain JSON of a schema: drops TypeBox's symbol keys and the $id (components are named instead). */
 function plain(s: TSchema): Record<string, unknown> {
@@ -131,6 +132,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
       },
       ...linkPaths(),
       ...sbpPaths(publicBaseUrl),
+      ...checkoutPaths(publicBaseUrl),
 
       // The gateway API (issue 11): its own server, keys and error envelope.
       ...gatewayPaths(publicBaseUrl),
@@ -148,6 +150,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         RefundResult: { ...plain(RefundResultResource), properties: { ...(plain(RefundResultResource).properties as object), refund: ref('Refund'), payment: ref('Payment') } },
         RefundList: { ...plain(RefundList), properties: { ...(plain(RefundList).properties as object), data: { type: 'array', items: ref('Refund') } } },
         ...sbpSchemas(),
+        ...checkoutSchemas(),
         ...gatewaySchemas(),
         ...sessionSchemas(),
         ...gatewayPaymentSchemas(),

@@ -13,7 +13,7 @@ export const PayoutDestinationInput = Type.Object({
   iban: Type.Optional(Type.String({ maxLength: 64, description: 'type iban: the IBAN, any spacing and case (ISO 13616 checksum)' })),
   bic: Type.Optional(Type.String({ maxLength: 16, description: 'type iban, optional: the BIC (8 or 11 characters, of the IBAN\'s country)' })),
   phone: Type.Optional(Type.String({ maxLength: 32, description: 'type sbp: the phone number in E.164 (+79001234567)' })),
-  member_id: Type.Optional(Type.String({ maxLength: 32, description: 'type sbp: the receiving bank, a 12-digit member id of the SBP list (GET /sbp/members)' })),
+  member_id: Type.Optional(Type.String({ maxLength: 32, description: 'type sbp, optional: the receiving bank, a 12-digit member id of the SBP list (GET /sbp/members); without it the recipient\'s default SBP bank' })),
 }, { additionalProperties: false });
 
 export const CreatePayoutRequest = Type.Object({
@@ -34,7 +34,7 @@ const Nullable = <T extends import('@sinclair/typebox').TSchema>(t: T) => Type.U
 export const PayoutDestinationView = Type.Union([
   Type.Object({ type: Type.Literal('card'), brand: Type.String(), last4: Type.String(), fingerprint: Type.String() }),
   Type.Object({ type: Type.Literal('iban'), country: Type.String(), last4: Type.String(), bic: Nullable(Type.String()) }),
-  Type.Object({ type: Type.Literal('sbp'), phone_last4: Type.String(), member_id: Type.String() }),
+  Type.Object({ type: Type.Literal('sbp'), phone_last4: Type.String(), member_id: Nullable(Type.String()) }),
 ], { description: 'The destination\'s type and masked details' });
 
 export const PayoutResource = Type.Object({

@@ -36,7 +36,7 @@ export const CheckoutSbpMemberList = Type.Object({
 
 export const LimitQuery = (dflt?: number) => Type.Integer({
   minimum: LIST_LIMIT_MIN, maximum: LIST_LIMIT_MAX, ...(dflt ? { default: dflt } : {}),
-  description: 'Digits only; anything else or out of range is 422 LIMIT_INVALID',
+  description: 'Digits only; anything else or out of range is 400 VALIDATION_ERROR, reason LIMIT_INVALID',
 });
 
 export const SbpMemberRecord = Type.Composite([

@@ -31,10 +31,19 @@ export const testPingObject = (merchantId: string) => ({
   object: 'test', merchant_id: merchantId, message: 'This is a test event sent from the webhook settings.',
 });
 
-/** The gateway's flat `data` of a checkout session's payment.* event (status in the session's terms). */
+const REFUND_STATUSES: ReadonlySet<string> = new Set(['refunded', 'partially_refunded']);
+
+/**
+ * The gateway's flat `data` of a checkout session's payment.* event: the status in the session's
+ * terms, except after a refund (payment.refunded), where it is the spec's refund status (refunded or
+ * partially_refunded) with `refunded_amount` beside it.
+ */
 export function gatewaySessionData(p: Payment, checkout: Partial<CheckoutState> | null, channelCode: string | null): GatewayPaymentData & Record<string, unknown> {
+  const refunded = REFUND_STATUSES.has(p.status);
   return {
-    payment_id: p.id, checkout_session_id: p.id, amount: p.amount, currency: p.currency, status: sessionStatus(p.status, { ...OPEN, ...(checkout ?? {}) }),
+    payment_id: p.id, checkout_session_id: p.id, amount: p.amount, currency: p.currency,
+    status: refunded ? p.status : sessionStatus(p.status, { ...OPEN, ...(checkout ?? {}) }),
+    ...(refunded ? { refunded_amount: p.amountRefunded } : {}),
     channel_id: p.channelId, channel_code: channelCode, order_id: p.orderId, metadata: p.metadata,
     ...(p.failure ? { error_code: p.failure.code.toUpperCase(), error_message: p.failure.message } : {}),
   };

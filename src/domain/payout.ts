@@ -1,6 +1,6 @@
 // Payouts: where money leaves a merchant's balance. Pure rules: destination validation (card by
-// Luhn, IBAN by its ISO 13616 checksum through ibantools, SBP phone by E.164 with the bank's
-// 12-digit member id) and the payout state machine pending -> paid | failed. Money in minor units.
+// Luhn, IBAN by its ISO 13616 checksum through ibantools, SBP phone by E.164 with, optionally, the
+// bank's 12-digit member id) and the payout state machine pending -> paid | failed. Money in minor units.
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { brandOf, cardFingerprint, luhnValid } from './card.js';
 import { MEMBER_ID_RE } from './sbp-member.js';
@@ -15,7 +15,7 @@ export const PAYOUT_STATUSES: readonly PayoutStatus[] = ['pending', 'paid', 'fai
 export type MaskedDestination =
   | { type: 'card'; brand: string; last4: string; fingerprint: string }
   | { type: 'iban'; country: string; last4: string; bic: string | null }
-  | { type: 'sbp'; phone_last4: string; member_id: string };
+  | { type: 'sbp'; phone_last4: string; member_id: string | null };
 
 /**
  * A checked destination: `masked` is what is stored and shown; `account` (the full card number,
@@ -33,7 +33,8 @@ export interface DestinationInput { type?: unknown; card?: unknown; iban?: unkno
 const FIELDS: Record<MaskedDestination['type'], { required: string[]; optional: string[] }> = {
   card: { required: ['card'], optional: [] },
   iban: { required: ['iban'], optional: ['bic'] },
-  sbp: { required: ['phone', 'member_id'], optional: [] },
+  // The spec's destination names no bank: without member_id the recipient's default SBP bank receives it.
+  sbp: { required: ['phone'], optional: ['member_id'] },
 };
 
 export const E164_RE = /^\+[1-9][0-9]{6,14}$/;
@@ -70,8 +71,8 @@ export function checkDestination(d: DestinationInput, fingerprintKey: string): D
   }
   const phone = d.phone as string;
   if (!E164_RE.test(phone)) return bad('phone_invalid', 'phone');
-  const member = d.member_id as string;
-  if (!MEMBER_ID_RE.test(member)) return bad('sbp_member_invalid', 'member_id');
+  const member = typeof d.member_id === 'string' ? d.member_id : null;
+  if (member !== null && !MEMBER_ID_RE.test(member)) return bad('sbp_member_invalid', 'member_id');
   return { ok: true, destination: { account: phone, masked: { type, phone_last4: phone.slice(-4), member_id: member } } };
 }
 

@@ -92,7 +92,7 @@ function urlProblem(ctx: Ctx): ApiFailure | null {
 }
 
 async function run(ctx: Ctx, route: Route, s: Services, client: string | null): Promise<void> {
-  ctx.gatewayKeyed = route.auth === 'gateway' || route.auth === 'widget';
+  ctx.keyless = route.auth === 'none';
   if (ctx.malformed) return sendFailure(ctx, fail('request_malformed'));
   const limit = client !== null ? s.config.publicBodyLimitBytes : s.config.bodyLimitBytes;
   // The body must be subscribed to synchronously; authentication runs while it arrives. Public

@@ -24,11 +24,8 @@ export interface Ctx {
   status: number;
   /** Headers every answer of this request carries (rate limit, request id, ...). */
   extraHeaders: [string, string][];
-  /**
-   * A key-authenticated gateway route (sk_/rk_/pk_): every 400/422 is answered as 400
-   * VALIDATION_ERROR, as the gateway spec has it (src/http/reply.ts).
-   */
-  gatewayKeyed?: boolean;
+  /** A public route (no key: the checkout endpoints, SBP lists): error messages are for the payer. */
+  keyless?: boolean;
   /** Filled by the auth step. */
   auth: unknown;
   /** The error code of a failure answer (the access log's reason). */

@@ -1,6 +1,7 @@
 // Error answers in each API's own envelope, from the one catalogue.
 //   merchant API and internal: {error: {type, code, message, param}, request_id}
-//   gateway API:               {error: {code, message}} with the code in upper case (VALIDATION_ERROR style)
+//   gateway API:               {error: {code, message}} with the code in upper case; every 400/422
+//                              is 400 VALIDATION_ERROR with the specific code in `reason`
 import { ERRORS, messageFor, type ApiFailure } from '../errors.js';
 import { send, sendJson, type Ctx } from './context.js';
 
@@ -12,13 +13,17 @@ export function renderFailure(ctx: Ctx, f: ApiFailure): { status: number; body: 
   let message = messageFor(f.code, ctx.lang);
   // Detail is for 4xx only: a 5xx never shows internals to the caller.
   if (f.detail && def.status < 500) message = `${message} (${f.detail})`;
-  if (ctx.gatewayKeyed && (def.status === 400 || def.status === 422) && def.type === 'invalid_request_error' && !OWN_CODE_ON_GATEWAY.has(f.code)) {
-    // The keyed gateway API answers every validation failure as 400 VALIDATION_ERROR, naming the
-    // field in the message and in param, with the catalogue's specific code as reason.
+  if (ctx.api === 'gateway' && (def.status === 400 || def.status === 422) && def.type === 'invalid_request_error' && !OWN_CODE_ON_GATEWAY.has(f.code)) {
+    // The gateway API (keyed routes and the public checkout and SBP list endpoints alike) answers
+    // every validation failure as 400 VALIDATION_ERROR, naming the field in the message and in
+    // param, with the catalogue's specific code as reason.
+    // On the keyless routes the hosted page shows the message to the payer as it is, so it is the
+    // specific one in the payer's language, without the developer's "field:" prefix.
     const what = f.code === 'validation_error' ? (f.detail ?? '') : message;
+    const text = ctx.keyless && f.code !== 'validation_error' ? message : `${messageFor('validation_error', ctx.lang)} ${f.param ? `${f.param}: ` : ''}${what}`.trim();
     const body = {
       error: {
-        code: 'VALIDATION_ERROR', message: `${messageFor('validation_error', ctx.lang)} ${f.param ? `${f.param}: ` : ''}${what}`.trim(),
+        code: 'VALIDATION_ERROR', message: text,
         ...(f.param ? { param: f.param } : {}), ...(f.code === 'validation_error' ? {} : { reason: f.code.toUpperCase() }), ...f.extra,
       },
       request_id: ctx.requestId,

@@ -54,9 +54,12 @@ export interface RefundSettlement {
 }
 
 // The payment applies only if it still has the version its actor loaded and still names this
-// attempt; everything else hangs off that row. `refund.succeeded` carries the payment row and, under
-// `refund`, the refund row; `payment.refunded` (gateway API) carries the gateway's flat summary and is
-// recorded only (merchant API payments have no gateway endpoint to go to).
+// attempt; everything else hangs off that row. `refund.succeeded` (merchant API payments only)
+// carries the payment row and, under `refund`, the refund row; `payment.refunded` (gateway API)
+// carries the payment row too (with the refund's id and amount beside it), so the dispatcher
+// renders the gateway's flat summary and resolves the session's target as for its other payment.*
+// events. It is delivered for a gateway checkout session when a target exists; a merchant API
+// payment's is recorded only (it has no gateway endpoint to go to).
 const SETTLE_SQL = `
 WITH upd AS (
   UPDATE payments SET status = $3, amount_refunded = $4, net = $5, updated_at = $6, version = $7, pending_attempt = NULL
@@ -74,11 +77,13 @@ WITH upd AS (
   SELECT e.eid, upd.merchant_id, upd.livemode, CASE WHEN e.type = 'payment.refunded' THEN 'gateway' ELSE 'merchant' END,
     e.type, upd.id,
     CASE WHEN e.type = 'payment.refunded'
-      THEN jsonb_build_object('payment_id', upd.id, 'amount', upd.amount, 'currency', upd.currency, 'status', upd.status,
-             'amount_refunded', upd.amount_refunded, 'channel_id', NULL, 'channel_code', NULL, 'refund_id', rf.id, 'refund_amount', rf.amount)
+      THEN to_jsonb(upd) || jsonb_build_object('refund_id', rf.id, 'refund_amount', rf.amount)
       ELSE to_jsonb(upd) || jsonb_build_object('refund', to_jsonb(rf)) END,
     upd.updated_at
   FROM upd JOIN rf ON rf.payment_id = upd.id CROSS JOIN unnest($15::text[], $16::text[]) AS e(eid, type)
+  -- A gateway session's refund is a gateway event only: refund.succeeded (merchant API) is not
+  -- recorded for it, so no merchant API endpoint ever gets a session (as for its payment.* events).
+  WHERE e.type = 'payment.refunded' OR upd.session IS NULL
   RETURNING id, merchant_id, api, type, created_at
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
@@ -87,8 +92,20 @@ WITH upd AS (
     AND (ws.events IS NULL OR ev.type = ANY(ws.events))
   WHERE ev.api = 'merchant' AND ev.type = ANY($17::text[])
   RETURNING 1
+), dg AS (
+  -- A gateway session's payment.refunded: one delivery whose target is resolved at each attempt,
+  -- queued when any of the four targets exists (as in payments-repo.ts).
+  INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, ev.created_at, ev.created_at
+  FROM ev CROSS JOIN upd
+  WHERE ev.api = 'gateway' AND ev.type = 'payment.refunded' AND upd.session IS NOT NULL
+    AND (upd.session->>'webhookUrl' IS NOT NULL
+      OR EXISTS (SELECT 1 FROM channels c WHERE c.id = upd.channel_id AND c.webhook_url IS NOT NULL)
+      OR EXISTS (SELECT 1 FROM webhook_settings ws WHERE ws.merchant_id = upd.merchant_id AND ws.api = 'gateway'
+                   AND (ws.channel_id IS NULL OR ws.channel_id = upd.channel_id)))
+  RETURNING 1
 )
-SELECT (SELECT count(*) FROM rf)::int AS refunds, (SELECT count(*) FROM dl)::int AS deliveries FROM upd`;
+SELECT (SELECT count(*) FROM rf)::int AS refunds, ((SELECT count(*) FROM dl) + (SELECT count(*) FROM dg))::int AS deliveries FROM upd`;
 
 /** Step 3. The number of webhook deliveries queued, or null on a version conflict (nothing written). */
 export async function settleRefund(db: pg.Pool, s: RefundSettlement): Promise<number | null> {

@@ -116,8 +116,8 @@ for (const [name, patch, code, param] of BAD) {
   t.test(`invalid ${name}: ${code}, the number is never echoed`, async (t) => {
     const id = await newPayment(s, m.key);
     const r = await s.request('POST', `/checkout/${id}/pay`, { body: { ...card(CARDS.success), ...patch } });
-    t.equal(r.status, 422, r.text);
-    t.equal(r.body.error.code, code);
+    t.same([r.status, r.body.error.code], [400, 'VALIDATION_ERROR'], r.text);
+    t.equal(r.body.error.reason, code);
     t.equal(r.body.error.param, param);
     t.notMatch(r.text, /424242424242/);
     t.equal((await s.request('GET', `/api/v2/payments/${id}`, { key: m.key })).body.status, 'pending');
@@ -127,9 +127,9 @@ for (const [name, patch, code, param] of BAD) {
 t.test('a missing number, malformed JSON and an unknown payment', async (t) => {
   const id = await newPayment(s, m.key);
   const miss = await s.request('POST', `/checkout/${id}/pay`, { body: { exp_month: '12', exp_year: '30', cvc: '123' } });
-  t.same([miss.status, miss.body.error.code, miss.body.error.param], [422, 'PARAMETER_MISSING', 'number']);
+  t.same([miss.status, miss.body.error.reason, miss.body.error.param], [400, 'PARAMETER_MISSING', 'number']);
   const bad = await s.request('POST', `/checkout/${id}/pay`, { raw: '{"number": "4242424242424242", ' });
-  t.same([bad.status, bad.body.error.code], [400, 'JSON_INVALID']);
+  t.same([bad.status, bad.body.error.code, bad.body.error.reason], [400, 'VALIDATION_ERROR', 'JSON_INVALID']);
   t.notMatch(bad.text, /4242/);
   for (const other of ['EXZ-20261121-0000000000', 'nope']) {
     const r = await s.request('POST', `/checkout/${other}/pay`, { body: card(CARDS.success) });

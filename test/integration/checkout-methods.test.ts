@@ -41,13 +41,13 @@ t.test('sbp whitelist: an unknown member id is refused at once, localised, with 
     [{ method_code: 'sbp', payload: { extra: { bank_id: '999999999999' } } }, 'payload.extra.bank_id'],
   ] as const) {
     const r = await submit(id, body, { 'accept-language': 'ru' });
-    t.equal(r.status, 422, r.text);
-    t.equal(r.body.error.code, 'SBP_MEMBER_UNKNOWN');
+    t.same([r.status, r.body.error.code], [400, 'VALIDATION_ERROR'], r.text);
+    t.equal(r.body.error.reason, 'SBP_MEMBER_UNKNOWN');
     t.equal(r.body.error.param, param);
     t.match(r.body.error.message, /СБП/);
   }
   const bad = await submit(id, { method_code: 'sbp', member_id: '12ab' });
-  t.same([bad.status, bad.body.error.code], [422, 'SBP_MEMBER_UNKNOWN']);
+  t.same([bad.status, bad.body.error.reason], [400, 'SBP_MEMBER_UNKNOWN']);
   const st = await s.request('GET', `/checkout/${id}/status`);
   t.equal(st.body.status, 'open', 'no bank call was made');
   const empty = await submit(id, { method_code: 'sbp', member_id: '', payload: { extra: { memberId: '' } } });
@@ -58,7 +58,7 @@ t.test('sbp whitelist: an unknown member id is refused at once, localised, with 
 t.test('sbp is not offered for a non-RUB payment', async (t) => {
   const id = await newPayment(s, m.key, { currency: 'AZN' });
   const r = await submit(id, { method_code: 'sbp' });
-  t.same([r.status, r.body.error.code, r.body.error.param], [422, 'METHOD_NOT_AVAILABLE', 'method_code']);
+  t.same([r.status, r.body.error.reason, r.body.error.param], [400, 'METHOD_NOT_AVAILABLE', 'method_code']);
   const members = await s.request('GET', `/checkout/${id}/sbp-members`);
   t.same([members.body.count, members.body.currency_supported], [0, false]);
   const rub = await newPayment(s, m.key);
@@ -94,7 +94,7 @@ t.test('E.164 phone for sberpay and tpay', async (t) => {
   for (const phone of ['89001234567', '+0123456789', '+7 900 123 45 67', '+7900', '+7900123456789012', 5]) {
     for (const method_code of ['sberpay', 'tpay']) {
       const r = await submit(id, { method_code, phone });
-      t.same([r.status, r.body.error?.code, r.body.error?.param], [422, 'PHONE_INVALID', 'phone'], `${method_code} ${phone}`);
+      t.same([r.status, r.body.error?.reason, r.body.error?.param], [400, 'PHONE_INVALID', 'phone'], `${method_code} ${phone}`);
     }
   }
 });
@@ -103,11 +103,11 @@ t.test('apple_pay and google_pay need a token; the sandbox approves or declines 
   for (const method_code of ['apple_pay', 'google_pay']) {
     const id = await newPayment(s, m.key);
     const none = await submit(id, { method_code });
-    t.same([none.status, none.body.error.code, none.body.error.param], [422, 'PAYMENT_TOKEN_INVALID', 'payment_token']);
+    t.same([none.status, none.body.error.reason, none.body.error.param], [400, 'PAYMENT_TOKEN_INVALID', 'payment_token']);
     const empty = await submit(id, { method_code, payment_token: '' });
-    t.same([empty.status, empty.body.error.code], [422, 'PAYMENT_TOKEN_INVALID']);
+    t.same([empty.status, empty.body.error.reason], [400, 'PAYMENT_TOKEN_INVALID']);
     const badData = await submit(id, { method_code, payment_data: 'x' });
-    t.same([badData.status, badData.body.error.code], [422, 'PAYMENT_TOKEN_INVALID']);
+    t.same([badData.status, badData.body.error.reason], [400, 'PAYMENT_TOKEN_INVALID']);
     const ok = await submit(id, { method_code, payment_data: { version: 'EC_v1', data: 'sandbox' } });
     t.equal(ok.body.status, 'succeeded', ok.text);
     const id2 = await newPayment(s, m.key);
@@ -134,7 +134,7 @@ t.test('recurrent: a card saved on an earlier payment of the same merchant and c
   const r3 = await submit(otherMerchant, { method_code: 'recurrent', saved_payment_method_id: pm });
   t.same([r3.status, r3.body.error.code], [404, 'SAVED_PAYMENT_METHOD_NOT_FOUND'], 'another merchant');
   const r4 = await submit(stranger, { method_code: 'recurrent' });
-  t.same([r4.status, r4.body.error.code, r4.body.error.param], [422, 'PARAMETER_MISSING', 'saved_payment_method_id']);
+  t.same([r4.status, r4.body.error.reason, r4.body.error.param], [400, 'PARAMETER_MISSING', 'saved_payment_method_id']);
   const r5 = await submit(stranger, { method_code: 'recurrent', saved_payment_method_id: 'card_1' });
   t.same([r5.status, r5.body.error.code, r5.body.error.param], [404, 'SAVED_PAYMENT_METHOD_NOT_FOUND', 'saved_payment_method_id'], 'malformed id');
 });
@@ -142,18 +142,18 @@ t.test('recurrent: a card saved on an earlier payment of the same merchant and c
 t.test('every other invalid field has its code', async (t) => {
   const id = await newPayment(s, m.key);
   const CASES: [Record<string, unknown>, number, string, string][] = [
-    [{}, 422, 'PARAMETER_MISSING', 'method_code'],
-    [{ method_code: 'cash' }, 422, 'METHOD_CODE_INVALID', 'method_code'],
-    [{ method_code: 'card' }, 422, 'METHOD_NOT_AVAILABLE', 'method_code'],
-    [{ method_code: 'sbp', email: 'nope' }, 422, 'EMAIL_INVALID', 'email'],
-    [{ method_code: 'yoomoney', wallet_id: 'a b' }, 422, 'PARAMETER_INVALID', 'wallet_id'],
-    [{ method_code: 'sbp', payload: { dynamic: 'yes' } }, 422, 'SBP_MEMBER_UNKNOWN', 'payload.dynamic'],
-    [{ method_code: 'sbp', payload: { extra: { other: '1' } } }, 422, 'PARAMETER_UNKNOWN', 'payload.extra.other'],
-    [{ method_code: 'sbp', shoe: 1 }, 422, 'PARAMETER_UNKNOWN', 'shoe'],
+    [{}, 400, 'PARAMETER_MISSING', 'method_code'],
+    [{ method_code: 'cash' }, 400, 'METHOD_CODE_INVALID', 'method_code'],
+    [{ method_code: 'card' }, 400, 'METHOD_NOT_AVAILABLE', 'method_code'],
+    [{ method_code: 'sbp', email: 'nope' }, 400, 'EMAIL_INVALID', 'email'],
+    [{ method_code: 'yoomoney', wallet_id: 'a b' }, 400, 'PARAMETER_INVALID', 'wallet_id'],
+    [{ method_code: 'sbp', payload: { dynamic: 'yes' } }, 400, 'SBP_MEMBER_UNKNOWN', 'payload.dynamic'],
+    [{ method_code: 'sbp', payload: { extra: { other: '1' } } }, 400, 'PARAMETER_UNKNOWN', 'payload.extra.other'],
+    [{ method_code: 'sbp', shoe: 1 }, 400, 'PARAMETER_UNKNOWN', 'shoe'],
   ];
   for (const [body, status, code, param] of CASES) {
     const r = await submit(id, body);
-    t.same([r.status, r.body.error?.code, r.body.error?.param], [status, code, param], JSON.stringify(body));
+    t.same([r.status, r.body.error?.code, r.body.error?.reason, r.body.error?.param], [status, 'VALIDATION_ERROR', code, param], JSON.stringify(body));
   }
   const nf = await submit('EXZ-20261121-0000000000', { method_code: 'sbp' });
   t.same([nf.status, nf.body.error.code], [404, 'PAYMENT_NOT_FOUND']);

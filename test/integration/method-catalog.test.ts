@@ -49,7 +49,7 @@ t.test('a method off at any one layer is hidden', async (t) => {
   t.equal(r.status, 200, r.text);
   t.same(await codes(id), ['google_pay', 'card']);
   const refused = await s.request('POST', `/checkout/${id}/submit-method`, { body: { method_code: 'sbp' } });
-  t.same([refused.status, refused.body.error.code], [422, 'METHOD_NOT_AVAILABLE'], 'a hidden method cannot be paid with');
+  t.same([refused.status, refused.body.error.reason], [400, 'METHOD_NOT_AVAILABLE'], 'a hidden method cannot be paid with');
   await s.admin('PUT', '/internal/catalog/capabilities/sandbox/sbp', { enabled: true });
   t.same(await codes(id), ['google_pay', 'card', 'sbp']);
   const layers = await s.admin('GET', `/internal/merchants/${m.id}/method-catalog?connector=sandbox`);

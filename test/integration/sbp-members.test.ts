@@ -45,17 +45,17 @@ t.test('GET /sbp/members/popular: popular banks by display order, default 6, lim
   t.equal(many.body.count, 6, 'a limit above the number of popular banks returns them all');
 });
 
-t.test('limit: bad values are 422 LIMIT_INVALID with param limit, on both endpoints that take it', async (t) => {
+t.test('limit: bad values are 400 VALIDATION_ERROR (reason LIMIT_INVALID) with param limit, on both endpoints that take it', async (t) => {
   const rub = await newPayment(s, m.key);
   for (const bad of ['0', '-1', '101', '1000', 'abc', '1.5', '1e1', '', ' 3', '+3', '0x10', '99999']) {
     for (const path of [`/sbp/members/popular?limit=${encodeURIComponent(bad)}`, `/checkout/${rub}/sbp-members?limit=${encodeURIComponent(bad)}`]) {
       const r = await s.request('GET', path, { headers: { 'accept-language': 'ru' } });
-      t.same([r.status, r.body.error.code, r.body.error.param], [422, 'LIMIT_INVALID', 'limit'], `${path}`);
+      t.same([r.status, r.body.error.code, r.body.error.reason, r.body.error.param], [400, 'VALIDATION_ERROR', 'LIMIT_INVALID', 'limit'], `${path}`);
       t.match(r.body.error.message, /limit/);
     }
   }
   const twice = await s.request('GET', '/sbp/members/popular?limit=2&limit=3');
-  t.same([twice.status, twice.body.error.code], [422, 'LIMIT_INVALID'], 'a repeated limit is refused');
+  t.same([twice.status, twice.body.error.reason], [400, 'LIMIT_INVALID'], 'a repeated limit is refused');
   for (const ok of ['1', '100', '007']) {
     const r = await s.request('GET', `/sbp/members/popular?limit=${ok}`);
     t.equal(r.status, 200, ok);
@@ -186,16 +186,16 @@ t.test('the lists are cached: a change behind the operator API stays hidden unti
 t.test('submit-method checks the member against the same table: added, deactivated, deleted', async (t) => {
   const submit = (id: string, member: string) => s.request('POST', `/checkout/${id}/submit-method`, { body: { method_code: 'sbp', payload: { extra: { memberId: member } } } });
   const a = await newPayment(s, m.key);
-  t.equal((await submit(a, '100000000998')).body.error.code, 'SBP_MEMBER_UNKNOWN', 'not yet a member');
+  t.equal((await submit(a, '100000000998')).body.error.reason, 'SBP_MEMBER_UNKNOWN', 'not yet a member');
   t.equal((await s.admin('POST', '/internal/sbp/members', { ...NEW_BANK, member_id: '100000000998' })).status, 201);
   const ok = await submit(a, '100000000998');
   t.same([ok.status, ok.body.next_action?.type], [200, 'show_qr'], ok.text);
   await s.admin('PATCH', '/internal/sbp/members/100000000998', { active: false });
   const b = await newPayment(s, m.key);
-  t.equal((await submit(b, '100000000998')).body.error.code, 'SBP_MEMBER_UNKNOWN', 'an inactive member is refused');
-  t.equal((await submit(b, '100000000015')).body.error.code, 'SBP_MEMBER_UNKNOWN', 'a seeded inactive member is refused');
+  t.equal((await submit(b, '100000000998')).body.error.reason, 'SBP_MEMBER_UNKNOWN', 'an inactive member is refused');
+  t.equal((await submit(b, '100000000015')).body.error.reason, 'SBP_MEMBER_UNKNOWN', 'a seeded inactive member is refused');
   await s.admin('DELETE', '/internal/sbp/members/100000000998');
-  t.equal((await submit(b, '100000000998')).body.error.code, 'SBP_MEMBER_UNKNOWN');
+  t.equal((await submit(b, '100000000998')).body.error.reason, 'SBP_MEMBER_UNKNOWN');
   const sber = await submit(b, '110000000005');
   t.equal(sber.status, 200, 'a seeded active member is accepted');
 });

@@ -38,7 +38,7 @@ t.test('iban: ISO 13616 checksum, any spacing and case; BIC optional, well forme
   t.match(checkDestination({ type: 'iban', iban: 'DE89370400440532013000', phone: '+79001234567' }, KEY), { ok: false, code: 'payout_destination_invalid', param: 'destination.phone' });
 });
 
-t.test('sbp: an E.164 phone and a 12-digit member id', async (t) => {
+t.test('sbp: an E.164 phone and, optionally, a 12-digit member id', async (t) => {
   const r = checkDestination({ type: 'sbp', phone: '+79001234567', member_id: '100000000111' }, KEY);
   t.same(r.ok && r.destination.masked, { type: 'sbp', phone_last4: '4567', member_id: '100000000111' });
   for (const [phone, why] of [['79001234567', 'no plus'], ['+0900123456', 'leading zero'], ['+7 900 123 45 67', 'spaces'], ['+12345', 'too short'], ['+1234567890123456', 'too long'], ['', 'empty']] as const) {
@@ -47,7 +47,9 @@ t.test('sbp: an E.164 phone and a 12-digit member id', async (t) => {
   for (const [member, why] of [['10000000011', '11 digits'], ['1000000001111', '13 digits'], ['10000000011a', 'letter']] as const) {
     t.match(checkDestination({ type: 'sbp', phone: '+79001234567', member_id: member }, KEY), { ok: false, code: 'sbp_member_invalid', param: 'destination.member_id' }, why);
   }
-  t.match(checkDestination({ type: 'sbp', phone: '+79001234567' }, KEY), { ok: false, code: 'sbp_member_invalid', param: 'destination.member_id' }, 'member id missing');
+  // The spec's destination has no bank field: a phone alone goes to the recipient's default SBP bank.
+  const phoneOnly = checkDestination({ type: 'sbp', phone: '+79001234567' }, KEY);
+  t.same(phoneOnly.ok && phoneOnly.destination.masked, { type: 'sbp', phone_last4: '4567', member_id: null }, 'member id optional');
   t.match(checkDestination({ type: 'sbp', phone: '+79001234567', member_id: '100000000111', card: '4242424242424242' }, KEY), { ok: false, code: 'payout_destination_invalid', param: 'destination.card' });
 });
 

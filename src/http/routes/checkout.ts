@@ -28,7 +28,7 @@ async function sessionOf(ctx: Ctx, s: Services): Promise<PaymentWithCheckout | n
   return found;
 }
 
-/** 409 when finished, 422 when the method is not on the payment's effective list; else true. */
+/** 409 when finished, 400 (reason METHOD_NOT_AVAILABLE) when the method is not on the payment's effective list; else true. */
 async function payable(ctx: Ctx, s: Services, found: PaymentWithCheckout, method: MethodCode): Promise<boolean> {
   if (found.payment.status !== 'pending') { sendFailure(ctx, fail('checkout_closed')); return false; }
   const eff = await effectiveMethods(s, found.payment);

@@ -42,7 +42,7 @@ async function create(ctx: Ctx, s: Services, raw: unknown) {
   const checked = checkDestination(b.destination, s.config.cardFingerprintKey);
   if (!checked.ok) return sendFailure(ctx, fail(checked.code, checked.param));
   const dest = checked.destination;
-  if (dest.masked.type === 'sbp' && !(await isActiveSbpMember(s.db, dest.masked.member_id))) {
+  if (dest.masked.type === 'sbp' && dest.masked.member_id !== null && !(await isActiveSbpMember(s.db, dest.masked.member_id))) {
     return sendFailure(ctx, fail('sbp_member_invalid', 'destination.member_id', 'not an active bank of the SBP list'));
   }
   const scope = scopeOf(p);

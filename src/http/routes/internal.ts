@@ -1,5 +1,5 @@
 // Operator endpoints under /internal, authenticated by the ADMIN_TOKEN bearer.
-import { CreateApiKeyRequest, CreateMerchantRequest, PatchMerchantRequest } from '../../api/internal.js';
+import { CreateApiKeyRequestBody, CreateMerchantRequest, keyRequestOf, keyScopeOf, PatchMerchantRequest } from '../../api/internal.js';
 import { compile } from '../../api/validate.js';
 import { checkFrameOrigins } from '../../domain/frame-origins.js';
 import { fail } from '../../errors.js';
@@ -14,7 +14,7 @@ import type { Services } from '../services.js';
 
 const validateCreate = compile(CreateMerchantRequest, {});
 const validatePatch = compile(PatchMerchantRequest, { allowed_domains: 'allowed_domain_invalid' });
-const validateKey = compile(CreateApiKeyRequest, {});
+const validateKey = compile(CreateApiKeyRequestBody, {});
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -26,7 +26,7 @@ export const merchantView = (m: Merchant) => ({
 });
 
 export const keyView = (k: ApiKeyRecord, secret?: string) => ({
-  id: k.id, object: 'api_key', ...(secret ? { key: secret } : {}), kind: k.kind, mode: k.mode, key_hint: k.keyHint,
+  id: k.id, object: 'api_key', ...(secret ? { key: secret } : {}), kind: k.kind, scope: keyScopeOf(k), mode: k.mode, key_hint: k.keyHint,
   channel_id: k.channelId, permissions: k.permissions, label: k.label, created_at: iso(k.createdAt), revoked_at: iso(k.revokedAt),
 });
 
@@ -77,8 +77,10 @@ async function patchMerchant(ctx: Ctx, s: Services, raw: unknown) {
 async function postKey(ctx: Ctx, s: Services, raw: unknown) {
   const v = validateKey(raw);
   if (!v.ok) return sendFailure(ctx, v.failure);
+  const req = keyRequestOf(v.value);
+  if ('code' in req) return sendFailure(ctx, req);
   if (!(await getMerchant(s.db, ctx.params[0]))) return sendFailure(ctx, fail('merchant_not_found', 'id'));
-  const issued = await issueKey(s.db, ctx.params[0], v.value);
+  const issued = await issueKey(s.db, ctx.params[0], req);
   if ('code' in issued) return sendFailure(ctx, issued);
   const { record, secret } = issued;
   s.auth.forgetUnknown();

@@ -2,7 +2,7 @@
 //   GET /sbp/members                          the full active list
 //   GET /sbp/members/popular?limit=           popular banks by display order (default 6)
 //   GET /checkout/{id}/sbp-members?limit=     the list for a payment, with currency_supported (RUB only)
-// `limit` is an integer 1-100 (else 422 LIMIT_INVALID). Every lookup error or deadline answers an
+// `limit` is an integer 1-100 (else 400 VALIDATION_ERROR, reason LIMIT_INVALID). Every lookup error or deadline answers an
 // empty list (fail open, logged), never a 5xx; an unknown session id is still 404.
 import { withDeadline } from '../../deadline.js';
 import { isCheckoutId } from '../../domain/ids.js';
@@ -14,7 +14,7 @@ import type { Route } from '../route.js';
 import { activeSbpMembers, sbpMembersAnswer } from '../sbp-list.js';
 import type { Services } from '../services.js';
 
-/** The `limit` query parameter: undefined when absent, the number, or null with the 422 already sent. */
+/** The `limit` query parameter: undefined when absent, the number, or null with the 400 already sent. */
 function limitOf(ctx: Ctx): number | undefined | null {
   const limit = parseListLimit(new URLSearchParams(ctx.query).getAll('limit'));
   if (limit === null) sendFailure(ctx, fail('limit_invalid', 'limit'));
