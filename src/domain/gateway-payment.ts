@@ -25,11 +25,18 @@ export function gatewayPaymentStatus(status: PaymentStatus, c: Pick<CheckoutStat
   }
 }
 
-/** The merchant-API statuses a gateway status filter selects (list filter). */
-export function paymentStatusesOf(s: GatewayPaymentStatus): PaymentStatus[] {
+/**
+ * What a gateway status filter selects in storage: (stored status, checkout wait) pairs, the exact
+ * inverse of gatewayPaymentStatus, so that the list filters in SQL and its pages and total agree.
+ * `wait`: none (no wait), action (the customer must act: 3-D Secure, SBP, wallet), poll, or any.
+ */
+export interface StoredStatus { status: PaymentStatus; wait: 'none' | 'action' | 'poll' | 'any' }
+
+export function storedStatusesOf(s: GatewayPaymentStatus): StoredStatus[] {
   switch (s) {
-    case 'pending': case 'requires_action': return ['pending'];
-    case 'processing': return ['pending', 'review'];
-    default: return [s];
+    case 'pending': return [{ status: 'pending', wait: 'none' }];
+    case 'requires_action': return [{ status: 'pending', wait: 'action' }];
+    case 'processing': return [{ status: 'pending', wait: 'poll' }, { status: 'review', wait: 'any' }];
+    default: return [{ status: s, wait: 'any' }];
   }
 }

@@ -2,7 +2,7 @@
 // merchant and mode, with their checkout state, count of succeeded refunds and the bank reference of
 // the payment's last answered attempt.
 import type pg from 'pg';
-import type { PaymentStatus } from '../domain/payment.js';
+import type { StoredStatus } from '../domain/gateway-payment.js';
 import { rowToCheckout, type CheckoutRow, type PaymentWithCheckout } from './checkout-repo.js';
 
 export interface GatewayPaymentRead extends PaymentWithCheckout { refundCount: number; connectorTransactionId: string | null }
@@ -31,7 +31,7 @@ export async function findGatewayPayment(db: pg.Pool, scope: GatewayScope, key: 
   return res.rows[0] ? toRead(res.rows[0]) : null;
 }
 
-export interface GatewayListQuery extends GatewayScope { statuses: PaymentStatus[] | null; from?: number; to?: number; limit: number; offset: number }
+export interface GatewayListQuery extends GatewayScope { statuses: StoredStatus[] | null; from?: number; to?: number; limit: number; offset: number }
 
 /** Newest first, with the total of the filter (the payouts list's page shape). */
 export async function listGatewayPayments(db: pg.Pool, q: GatewayListQuery): Promise<{ payments: GatewayPaymentRead[]; total: number }> {
@@ -39,7 +39,11 @@ export async function listGatewayPayments(db: pg.Pool, q: GatewayListQuery): Pro
   const values: unknown[] = [q.merchantId, q.livemode];
   const add = (sql: string, v: unknown) => { values.push(v); where.push(sql.replace('?', `$${values.length}`)); };
   if (q.channelId) add('p.channel_id = ?', q.channelId);
-  if (q.statuses) add('p.status = ANY(?)', q.statuses);
+  if (q.statuses) {
+    const wait = { none: ` AND p.checkout->>'awaiting' IS NULL`, action: ` AND p.checkout->>'awaiting' <> 'poll'`, poll: ` AND p.checkout->>'awaiting' = 'poll'`, any: '' };
+    const any = q.statuses.map((f) => { values.push(f.status); return `(p.status = $${values.length}${wait[f.wait]})`; });
+    where.push(`(${any.join(' OR ')})`);
+  }
   if (q.from !== undefined) add('p.created_at >= ?', new Date(q.from).toISOString());
   if (q.to !== undefined) add('p.created_at < ?', new Date(q.to).toISOString());
   values.push(q.limit, q.offset);

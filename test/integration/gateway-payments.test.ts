@@ -102,6 +102,17 @@ t.test('the list: newest first, total, limit/offset, status, from/to; bad values
   t.equal((await s.request('GET', '/v2/payments', { key: otherSk })).body.data.length, 0, 'another merchant sees none of them');
   const merchantApi = await s.request('GET', '/api/v2/payments', { key: mm.key });
   t.equal(merchantApi.body.data.length, 0, 'the merchant API list still leaves gateway payments out');
+
+  // pending and requires_action share the stored status pending: the filter (in SQL, on the
+  // checkout's wait) keeps pages and totals true, one row per page included.
+  const challenged = await s.request('POST', `/checkout/${ids[2]}/pay`, { body: card(CARDS.challenge) });
+  t.equal(challenged.body?.status, 'requires_action', challenged.text);
+  for (const [status, want] of [['requires_action', [ids[2]]], ['pending', [ids[0]]], ['processing', []], ['succeeded', [ids[1]]]] as const) {
+    const first = await s.request('GET', `/v2/payments?status=${status}&limit=1`, { key });
+    t.same(first.body.data.map((p: { id: string }) => p.id), want.slice(0, 1), `${status}: the first page`);
+    t.match(first.body, { total: want.length, has_more: want.length > 1 }, `${status}: its total`);
+    for (const p of first.body.data) t.equal(p.status, status);
+  }
 });
 
 t.test('refunds: partial, above the remaining balance (400 stating it), the rest, replay by idempotency_key, payment.refunded each time', async (t) => {

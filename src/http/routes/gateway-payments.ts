@@ -10,7 +10,7 @@ import { sessionId } from '../../domain/ids.js';
 import { plan as planSession } from './gateway-checkout.js';
 import { compile, dropNulls } from '../../api/validate.js';
 import { parseDateTimeBound } from '../../domain/date-filter.js';
-import { GATEWAY_PAYMENT_STATUSES, paymentStatusesOf, type GatewayPaymentStatus } from '../../domain/gateway-payment.js';
+import { GATEWAY_PAYMENT_STATUSES, storedStatusesOf, type GatewayPaymentStatus } from '../../domain/gateway-payment.js';
 import { remainingOf } from '../../domain/refund.js';
 import { fail, isFailure, type ApiFailure } from '../../errors.js';
 import { findGatewayPayment, listGatewayPayments, type GatewayPaymentRead, type GatewayScope } from '../../store/gateway-payments-repo.js';
@@ -67,10 +67,10 @@ async function list(ctx: Ctx, s: Services) {
   }
   if (bounds.from !== undefined && bounds.to !== undefined && bounds.to <= bounds.from) return sendFailure(ctx, fail('date_invalid', 'to', 'to is before from'));
   const page = await listGatewayPayments(s.db, {
-    ...scopeOfCtx(ctx), ...bounds, limit, offset, statuses: status ? paymentStatusesOf(status as GatewayPaymentStatus) : null,
+    ...scopeOfCtx(ctx), ...bounds, limit, offset, statuses: status ? storedStatusesOf(status as GatewayPaymentStatus) : null,
   });
-  // requires_action and pending share the payment status pending: the checkout's wait tells them apart.
-  const data = page.payments.map(view).filter((p) => status === null || status === 'processing' || p.status === status);
+  // The filter ran in SQL on the stored status and the checkout's wait (storedStatusesOf), so every row shown has the status asked for.
+  const data = page.payments.map(view);
   sendJson(ctx, 200, { object: 'list', data, total: page.total, limit, offset, has_more: offset + page.payments.length < page.total });
 }
 
