@@ -32,3 +32,19 @@ export function startChild(env: Record<string, string>, timeoutMs = 30_000): Pro
     void exited.then((code) => { clearTimeout(timer); reject(new Error(`server exited with ${code} before listening:\n${out}`)); });
   });
 }
+
+export interface ChildAnswer { status: number; body: any; text: string; headers: Headers }
+
+/**
+ * One JSON request to a server child: `key` as the Bearer token (null: none), extra `headers`, at
+ * most 15 s; `body` is the parsed answer when it is JSON, else null (`text` holds it as sent).
+ */
+export async function callChild(c: Child, method: string, p: string, key: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<ChildAnswer> {
+  const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
+  if (key) h.authorization = `Bearer ${key}`;
+  const r = await fetch(c.url + p, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
+  const text = await r.text();
+  let parsed: any = null;
+  try { parsed = JSON.parse(text); } catch { /* not JSON */ }
+  return { status: r.status, body: parsed, text, headers: r.headers };
+}

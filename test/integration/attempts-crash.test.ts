@@ -4,7 +4,7 @@
 // by asking the bank, so the customer is charged exactly once and the payment shows it.
 import t from 'tap';
 import { until } from '../helpers/wait.js';
-import type { Child } from '../helpers/child.js';
+import { callChild, type Child } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
 import { PG_URL } from '../helpers/env.js';
 import { CARDS, card } from '../helpers/checkout.js';
@@ -15,15 +15,7 @@ if (!PG_URL) {
 }
 
 
-async function call(c: Child, method: string, p: string, key: string | null, body?: unknown) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
-  const r = await fetch(c.url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  let parsed: any = null;
-  try { parsed = JSON.parse(text); } catch { /* not JSON */ }
-  return { status: r.status, body: parsed };
-}
+const call = callChild;
 
 const cluster = await startCluster(t, 'att', { ATTEMPT_RECOVERY_AFTER_MS: '300', ATTEMPT_RECOVERY_POLL_MS: '100' });
 const { db } = cluster;

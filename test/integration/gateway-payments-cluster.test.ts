@@ -2,7 +2,7 @@
 // of one authorized payment has exactly one winner, and 20 parallel refunds through
 // POST /v2/payments/{id}/refund never return more than was captured.
 import t from 'tap';
-import type { Child } from '../helpers/child.js';
+import { callChild, type Child } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
 import { PG_URL } from '../helpers/env.js';
 import { CARDS, card } from '../helpers/checkout.js';
@@ -12,15 +12,7 @@ if (!PG_URL) {
   process.exit(0);
 }
 
-async function call(c: Child, method: string, p: string, key: string | null, body?: unknown, headers: Record<string, string> = {}) {
-  const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
-  if (key) h.authorization = `Bearer ${key}`;
-  const r = await fetch(c.url + p, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  let parsed: any = null;
-  try { parsed = JSON.parse(text); } catch { /* not JSON */ }
-  return { status: r.status, body: parsed };
-}
+const call = callChild;
 
 const cluster = await startCluster(t, 'gwd');
 const { db } = cluster;

@@ -2,7 +2,7 @@
 // both makes one payment and every answer names it; many shared keys at once neither duplicate nor
 // deadlock; with Redis unreachable nothing changes.
 import t from 'tap';
-import type { Child } from '../helpers/child.js';
+import { callChild, type Child } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
 import { Redis } from 'ioredis';
 import { PG_URL, REDIS_URL, suffix } from '../helpers/env.js';
@@ -13,12 +13,8 @@ if (!PG_URL) {
   process.exit(0);
 }
 
-async function call(c: Child, method: string, p: string, key: string, body?: unknown, idem?: string) {
-  const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(idem ? { 'idempotency-key': idem } : {}) };
-  const r = await fetch(c.url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  return { status: r.status, headers: r.headers, text, body: JSON.parse(text) as any };
-}
+const call = (c: Child, method: string, p: string, key: string, body?: unknown, idem?: string) =>
+  callChild(c, method, p, key, body, idem ? { 'idempotency-key': idem } : {});
 
 for (const [name, env] of [['Redis as configured', {}], ['Redis unreachable', { REDIS_URL: 'redis://127.0.0.1:1' }]] as const) {
   t.test(name, async (t) => {

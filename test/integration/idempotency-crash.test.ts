@@ -3,7 +3,7 @@
 // committed (exactly one row), or creates it once if nothing committed; a worker death answers
 // outcome_unknown and the retry returns the committed result.
 import t from 'tap';
-import type { Child } from '../helpers/child.js';
+import { callChild, type Child } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
 import { PG_URL, suffix } from '../helpers/env.js';
 
@@ -15,11 +15,8 @@ if (!PG_URL) {
 const cluster = await startCluster(t, 'idc');
 const { db } = cluster;
 const start = cluster.start;
-async function call(c: Child, method: string, p: string, key: string, body?: unknown, idem?: string) {
-  const headers: Record<string, string> = { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(idem ? { 'idempotency-key': idem } : {}) };
-  const r = await fetch(c.url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: r.status, headers: r.headers, body: await r.json() as any };
-}
+const call = (c: Child, method: string, p: string, key: string, body?: unknown, idem?: string) =>
+  callChild(c, method, p, key, body, idem ? { 'idempotency-key': idem } : {});
 
 const main = await start();
 const m = await call(main, 'POST', '/internal/merchants', 'adm', { name: 'idem crash', rate_limit_per_minute: 1000000 });

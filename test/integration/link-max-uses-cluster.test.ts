@@ -2,7 +2,7 @@
 // max_uses: every use is reserved under the link row's version before its payment exists, a declined
 // payment returns its use, and a paid one spends it.
 import t from 'tap';
-import type { Child } from '../helpers/child.js';
+import { callChild, type Child } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
 import { PG_URL } from '../helpers/env.js';
 import { CARDS, card } from '../helpers/checkout.js';
@@ -13,13 +13,7 @@ if (!PG_URL) {
   process.exit(0);
 }
 
-async function call(c: Child, method: string, p: string, key: string | null, body?: unknown) {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
-  const r = await fetch(c.url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  return { status: r.status, body: JSON.parse(text) };
-}
+const call = callChild;
 
 const cluster = await startCluster(t, 'lnk');
 const a = await cluster.start();

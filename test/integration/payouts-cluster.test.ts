@@ -6,7 +6,7 @@
 // same Idempotency-Key gets that payout.
 import t from 'tap';
 import { until } from '../helpers/wait.js';
-import type { Child } from '../helpers/child.js';
+import { callChild, type Child } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
 import { PG_URL } from '../helpers/env.js';
 import { CARDS, card } from '../helpers/checkout.js';
@@ -16,15 +16,7 @@ if (!PG_URL) {
   process.exit(0);
 }
 
-async function call(c: Child, method: string, p: string, key: string | null, body?: unknown, headers: Record<string, string> = {}) {
-  const h: Record<string, string> = { 'content-type': 'application/json', ...headers };
-  if (key) h.authorization = `Bearer ${key}`;
-  const r = await fetch(c.url + p, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  let parsed: any = null;
-  try { parsed = JSON.parse(text); } catch { /* not JSON */ }
-  return { status: r.status, body: parsed, headers: r.headers };
-}
+const call = callChild;
 
 const cluster = await startCluster(t, 'po', { ATTEMPT_RECOVERY_AFTER_MS: '300', ATTEMPT_RECOVERY_POLL_MS: '100' });
 const { db } = cluster;

@@ -1,7 +1,7 @@
 // Rate limits over two server processes on one Redis: each process leases blocks of the window's
 // allowance and spends them locally, and together they never admit more than the limit.
 import t from 'tap';
-import type { Child } from '../helpers/child.js';
+import { callChild, type Child } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
 import { PG_URL, REDIS_URL } from '../helpers/env.js';
 
@@ -10,13 +10,7 @@ if (!PG_URL || !REDIS_URL) {
   process.exit(0);
 }
 
-async function call(c: Child, method: string, p: string, key: string, body?: unknown) {
-  const r = await fetch(c.url + p, {
-    method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await r.text();
-  return { status: r.status, headers: r.headers, body: text ? JSON.parse(text) : null };
-}
+const call = callChild;
 
 const cluster = await startCluster(t, 'rlc');
 const a = await cluster.start();

@@ -6,7 +6,7 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startChild, type Child } from '../helpers/child.js';
+import { callChild, startChild, type Child } from '../helpers/child.js';
 import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -14,12 +14,7 @@ const ADMIN = 'adm-ryw';
 
 interface Answer { status: number; body: any }
 
-async function call(c: Child, method: string, p: string, key: string | null, body?: unknown): Promise<Answer> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers.authorization = `Bearer ${key}`;
-  const r = await fetch(c.url + p, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
-  return { status: r.status, body: await r.json().catch(() => null) };
-}
+const call = callChild;
 
 async function stop(c: Child): Promise<void> {
   if (c.proc.exitCode !== null || c.proc.signalCode !== null) return;

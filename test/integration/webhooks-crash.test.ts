@@ -7,15 +7,12 @@ import { until } from '../helpers/wait.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startChild, type Child } from '../helpers/child.js';
+import { callChild, startChild, type Child } from '../helpers/child.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
 
 
-async function call(c: Child, method: string, p: string, key: string, body?: unknown) {
-  const r = await fetch(c.url + p, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
-  return { status: r.status, body: await r.json() as any };
-}
+const call = callChild;
 
 async function environment(t: { teardown(fn: () => unknown): void }) {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-crash-'));
