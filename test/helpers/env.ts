@@ -30,3 +30,14 @@ export async function freshDatabase(prefix = 't'): Promise<{ url: string; drop()
     },
   };
 }
+
+/**
+ * A test's own pool on a test database. Teardowns drop databases WITH (FORCE): a client of an ended
+ * pool (or one still connecting when it ended) may then be told the server terminated it (57P01).
+ * That is the drop, not a failure; any other idle-client error still fails the test.
+ */
+export function testPool(connectionString: string, max = 2): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max });
+  pool.on('error', (err) => { if ((err as { code?: string }).code !== '57P01') throw err; });
+  return pool;
+}

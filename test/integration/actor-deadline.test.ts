@@ -2,9 +2,8 @@
 // the actor still finishes the command, its late reply is dropped, and the result is the one a
 // retry with the same Idempotency-Key finds. Postgres is held back by our own TCP proxy.
 import t from 'tap';
-import pg from 'pg';
 import { startTestServer } from '../helpers/server.js';
-import { PG_URL, freshDatabase, suffix } from '../helpers/env.js';
+import { PG_URL, freshDatabase, suffix, testPool } from '../helpers/env.js';
 import { startTcpProxy } from '../helpers/tcp-proxy.js';
 
 if (!PG_URL) {
@@ -15,7 +14,7 @@ if (!PG_URL) {
 const db = await freshDatabase('deadline');
 const target = new URL(PG_URL!);
 const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-const direct = new pg.Pool({ connectionString: db.url, max: 2 });
+const direct = testPool(db.url, 2);
 t.teardown(async () => { await direct.end(); await proxy.close(); await db.drop(); });
 // Database deadlines far above the actor's: only the actor deadline can answer first.
 const s = await startTestServer(t, {

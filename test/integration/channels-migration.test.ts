@@ -1,20 +1,16 @@
 // Migration 011 on a database that already has merchants: each gets one default channel per
 // mode, and a key naming no channel is revoked instead of being widened to every channel.
 import t from 'tap';
-import pg from 'pg';
 import { listMigrations, migrate } from '../../src/store/migrate.js';
 import { startTestServer } from '../helpers/server.js';
-import { suffix } from '../helpers/env.js';
+import { suffix, testPool } from '../helpers/env.js';
 
 const s = await startTestServer(t);
 const name = `mig_${suffix()}`;
 await s.db.query(`CREATE DATABASE ${name}`);
 const u = new URL(s.srv.databaseUrl);
 u.pathname = `/${name}`;
-const pool = new pg.Pool({ connectionString: u.toString(), max: 2 });
-// The teardown drops this database WITH (FORCE): an idle client of the pool may then be told the
-// server terminated it (57P01) after the pool ended; that is the drop, not a failure of the test.
-pool.on('error', (err) => { if ((err as { code?: string }).code !== '57P01') throw err; });
+const pool = testPool(u.toString(), 2);
 t.teardown(async () => { await pool.end(); await s.db.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {}); });
 
 t.test('existing merchants get default channels; keys naming no channel are revoked', async (t) => {

@@ -46,7 +46,7 @@ t.test('a repeated Content-Length is refused with 400 and the connection closed 
     t.ok(r.closed, 'closed by the server within a second');
   }
   const pub = await exchange('POST /checkout/EXZ-20260101-AAAAAAAAAA/pay HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', 1000);
-  t.match(pub.out, /^HTTP\/1\.1 400 .*"code":"REQUEST_MALFORMED"/s, 'public endpoints too, in the gateway envelope');
+  t.match(pub.out, /^HTTP\/1\.1 400 .*"code":"VALIDATION_ERROR".*"reason":"REQUEST_MALFORMED"/s, 'public endpoints too, in the gateway envelope (400 VALIDATION_ERROR, the specific code as reason)');
   t.equal(await countPayments(), before, 'nothing created');
 });
 

@@ -1,7 +1,7 @@
 // Group insert: concurrent creates share statements, yet each gets exactly its own outcome, one
 // row per idempotency key, and one payment.created event per row.
 import t from 'tap';
-import pg from 'pg';
+import { testPool } from '../helpers/env.js';
 import { GroupWriter } from '../../actors/group-writer.js';
 import { rolledBack } from '../../src/store/db.js';
 import { insertPayments } from '../../src/store/payments-repo.js';
@@ -11,7 +11,7 @@ import { startTestServer } from '../helpers/server.js';
 
 const s = await startTestServer(t);
 const m = await s.merchant();
-const pool = new pg.Pool({ connectionString: s.srv.databaseUrl, max: 8 });
+const pool = testPool(s.srv.databaseUrl, 8);
 t.teardown(() => pool.end());
 
 const make = (i: number, key: string | null, amount = 100 + i) => createPayment(

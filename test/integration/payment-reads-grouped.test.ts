@@ -3,7 +3,7 @@
 // in flight go together in the next one, each caller gets its own row or null, and a failing
 // statement fails only the lookups it carried. Statements are counted by wrapping the pool's query.
 import t from 'tap';
-import pg from 'pg';
+import { testPool } from '../helpers/env.js';
 import { PaymentReads } from '../../src/store/payment-reads.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -15,7 +15,7 @@ const MISSING = 'EXZ-20260101-0000000000';
 
 /** A real pool whose grouped-read statements are recorded, and can be held back or made to fail. */
 function countedPool() {
-  const pool = new pg.Pool({ connectionString: s.srv.databaseUrl, max: 4 });
+  const pool = testPool(s.srv.databaseUrl, 4);
   const real = pool.query.bind(pool) as (c: unknown) => Promise<unknown>;
   const ctl = {
     pool,

@@ -5,9 +5,8 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { startChild } from '../helpers/child.js';
-import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
+import { PG_URL, REDIS_URL, freshDatabase, suffix, testPool } from '../helpers/env.js';
 import { startReceiver } from '../helpers/receiver.js';
 
 if (!PG_URL) {
@@ -18,7 +17,7 @@ if (!PG_URL) {
 const MAX = 8;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-budget-'));
 const db = await freshDatabase('budget');
-const direct = new pg.Pool({ connectionString: db.url, max: 2 });
+const direct = testPool(db.url, 2);
 t.teardown(async () => { await direct.end(); await db.drop(); rmSync(dataDir, { recursive: true, force: true }); });
 
 t.test(`a process under load holds at most PG_POOL_MAX=${MAX} connections`, async (t) => {

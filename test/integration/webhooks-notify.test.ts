@@ -2,13 +2,13 @@
 // the test's own, as another process would) is attempted at once although the poll is 30 s, and
 // the LISTEN connection comes back by itself after it is killed.
 import t from 'tap';
-import pg from 'pg';
+import { testPool } from '../helpers/env.js';
 import { insertEventWithDelivery, upsertSettings } from '../../src/store/webhooks-repo.js';
 import { startTestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 
 const s = await startTestServer(t, { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '30000' });
-const other = new pg.Pool({ connectionString: s.srv.databaseUrl, max: 2 });
+const other = testPool(s.srv.databaseUrl, 2);
 t.teardown(() => other.end());
 const LISTEN_APP = `pe:${process.pid}:listen`;
 

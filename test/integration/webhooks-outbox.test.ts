@@ -1,6 +1,7 @@
 // The outbox: events and deliveries exist exactly when the change that caused them committed; the
 // gateway dispatch path signs and shapes its own envelope.
 import t from 'tap';
+import { testPool } from '../helpers/env.js';
 import pg from 'pg';
 import crypto from 'node:crypto';
 import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
@@ -12,7 +13,7 @@ import { startTestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 
 const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0' });
-const pool = new pg.Pool({ connectionString: s.srv.databaseUrl, max: 4 });
+const pool = testPool(s.srv.databaseUrl, 4);
 t.teardown(() => pool.end());
 const m = await s.merchant();
 await upsertSettings(pool, { merchantId: m.id, api: 'merchant', channelId: null, url: 'https://hooks.example/h', events: null });

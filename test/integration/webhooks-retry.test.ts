@@ -2,7 +2,7 @@
 // exhaustion into undelivered, and resend of an undelivered event. Due times and leases are
 // Postgres's now(): the test moves time by moving a delivery's due time or lease in the database.
 import t from 'tap';
-import pg from 'pg';
+import { testPool } from '../helpers/env.js';
 import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
 import { insertEventWithDelivery, resendEvent, upsertSettings } from '../../src/store/webhooks-repo.js';
 import { startTestServer } from '../helpers/server.js';
@@ -10,7 +10,7 @@ import { startReceiver, type Script } from '../helpers/receiver.js';
 
 // A server for its database only: its own dispatch loops are off, the test drives one by hand.
 const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0' });
-const pool = new pg.Pool({ connectionString: s.srv.databaseUrl, max: 4 });
+const pool = testPool(s.srv.databaseUrl, 4);
 t.teardown(() => pool.end());
 
 const MIN = 60_000;

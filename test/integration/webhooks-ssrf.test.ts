@@ -2,7 +2,7 @@
 // address) and again after resolution at delivery time, with the connection made to the checked
 // address. Only loopback is ever contacted by this test.
 import t from 'tap';
-import pg from 'pg';
+import { testPool } from '../helpers/env.js';
 import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
 import { insertEventWithDelivery, upsertSettings } from '../../src/store/webhooks-repo.js';
 import { startTestServer } from '../helpers/server.js';
@@ -29,7 +29,7 @@ t.test('literal internal addresses are refused at save, in every spelling', asyn
   t.equal(rx.received.length, 0, 'nothing was contacted');
 });
 
-const pool = new pg.Pool({ connectionString: s.srv.databaseUrl, max: 2 });
+const pool = testPool(s.srv.databaseUrl, 2);
 t.teardown(() => pool.end());
 
 async function deliverVia(address: string, allowPrivate: boolean) {
