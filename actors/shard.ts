@@ -45,7 +45,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
     replays: null,
     payments: {
       cache: new Map(),
-      creates: new GroupWriter((ps) => insertPayments(db, ps), writes),
+      creates: new GroupWriter((ps) => insertPayments(db, ps), { ...writes, groupFirst: true }),
       updates: new GroupWriter((us) => updatePayments(db, us), writes),
     },
   };
