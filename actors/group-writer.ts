@@ -29,6 +29,8 @@ export interface GroupWriterOptions {
 
 export class GroupWriter<I, O> {
   private queue: Pending<I, O>[] = [];
+  /** Statements sent and the writes they carried, since start (/metrics: payment_write_*). */
+  readonly stats = { statements: 0, writes: 0 };
   private inflight = 0;
   private readonly maxInflight: number;
   private readonly maxBatch: number;
@@ -73,6 +75,8 @@ export class GroupWriter<I, O> {
 
   private async run(batch: Pending<I, O>[]): Promise<void> {
     let outcomes: (O | Error)[];
+    this.stats.statements++;
+    this.stats.writes += batch.length;
     try {
       outcomes = await this.write(batch.map((b) => b.item));
     } catch (err) {

@@ -54,7 +54,8 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const w = init.webhooks;
   const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, timeouts: init.dbTimeouts, relaxedCommit: true });
   const reads = new PaymentReads(db, { onError: (err, lookups) => log.error({ err, lookups }, 'grouped payment read failed') });
-  const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb }, () => processed, () => reads.stats);
+  const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb }, () => processed, () => reads.stats,
+    { create: ctx.payments.creates, update: ctx.payments.updates });
   const webhooks = new WebhookDispatcher({
     db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, allowLoopbackTest: w.allowLoopbackTest, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
     pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,

@@ -20,7 +20,8 @@ export interface WorkerMetrics {
  * `processed`: the shard's count of finished commands (kept by the shard; read at scrape time);
  * `reads`: its grouped payment reads, under the main thread's names (summed; the largest: max).
  */
-export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, processed: () => number, reads: () => BatcherStats): WorkerMetrics {
+export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, processed: () => number, reads: () => BatcherStats,
+  writers: Record<string, { stats: { statements: number; writes: number } }> = {}): WorkerMetrics {
   const registry = new Registry();
   const registers = [registry];
   const s = String(shard);
@@ -52,6 +53,17 @@ export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, pro
   new Counter({
     name: 'actor_commands_total', help: 'Commands an actor shard has finished since it started.', labelNames: ['shard'], registers,
     collect() { this.reset(); this.inc({ shard: s }, processed()); },
+  });
+  // The group commit's statements and the writes they carried (writes ÷ statements: the group size).
+  new Counter({
+    name: 'payment_write_statements_total', help: 'Grouped payment write statements a shard has sent since it started, by writer (create, update).',
+    labelNames: ['shard', 'writer'], registers,
+    collect() { this.reset(); for (const [writer, w] of Object.entries(writers)) this.inc({ shard: s, writer }, w.stats.statements); },
+  });
+  new Counter({
+    name: 'payment_write_rows_total', help: 'Payment writes carried by those statements since the shard started, by writer (create, update).',
+    labelNames: ['shard', 'writer'], registers,
+    collect() { this.reset(); for (const [writer, w] of Object.entries(writers)) this.inc({ shard: s, writer }, w.stats.writes); },
   });
   const read = (name: string, help: string, value: (r: BatcherStats) => number, aggregator: 'sum' | 'max' = 'sum') =>
     new Gauge({ name, help, registers, aggregator, collect() { this.set(value(reads())); } });
