@@ -14,35 +14,60 @@ interface Pending<I, O> { item: I; resolve(o: O): void; reject(e: unknown): void
 export interface GroupWriterOptions {
   maxInflight?: number;
   maxBatch?: number;
+  /**
+   * Group before going parallel: the first statement leaves at the end of the current turn of the
+   * event loop (with every write that arrived in it, e.g. one batch of commands from the main
+   * thread), and statements beyond the first start only for a full batch (`maxBatch` waiting), so
+   * writes that arrive while one is in flight wait for the next group, and more statements run in
+   * parallel only when one cannot carry the load. Fewer, larger statements cost less CPU per write
+   * (here and in Postgres) than as many parallel ones as `maxInflight` allows.
+   */
+  groupFirst?: boolean;
   /** Whether a failed statement may have committed (so it must not be retried blindly). */
   ambiguous?: (err: unknown) => boolean;
 }
 
 export class GroupWriter<I, O> {
   private queue: Pending<I, O>[] = [];
+  /** Statements sent and the writes they carried, since start (/metrics: payment_write_*). */
+  readonly stats = { statements: 0, writes: 0 };
   private inflight = 0;
   private readonly maxInflight: number;
   private readonly maxBatch: number;
+  private readonly groupFirst: boolean;
   private readonly ambiguous: (err: unknown) => boolean;
 
   /** `write` answers each item in order: its outcome, or an Error that fails that item alone. */
   constructor(private readonly write: (items: I[]) => Promise<(O | Error)[]>, opts: GroupWriterOptions = {}) {
     this.maxInflight = opts.maxInflight ?? 4;
     this.maxBatch = opts.maxBatch ?? 64;
+    this.groupFirst = opts.groupFirst ?? false;
     this.ambiguous = opts.ambiguous ?? (() => true);
   }
 
   submit(item: I): Promise<O> {
     return new Promise((resolve, reject) => {
       this.queue.push({ item, resolve, reject });
-      if (this.inflight < this.maxInflight) void this.drain();
+      if (!this.groupFirst) { if (this.inflight < this.maxInflight) void this.drain(); return; }
+      if (this.inflight === 0 && !this.starting) { this.starting = true; setImmediate(this.start); }
+      else if (this.inflight > 0 && this.inflight < this.maxInflight && this.queue.length >= this.maxBatch) void this.drain();
     });
   }
+
+  private starting = false;
+  private readonly start = (): void => {
+    this.starting = false;
+    if (this.inflight === 0) void this.drain();
+  };
 
   private async drain(): Promise<void> {
     this.inflight++;
     try {
-      while (this.queue.length > 0) await this.run(this.queue.splice(0, this.maxBatch));
+      while (this.queue.length > 0) {
+        // A spare statement stops at a partial batch while another is in flight: that one takes it.
+        if (this.groupFirst && this.inflight > 1 && this.queue.length < this.maxBatch) break;
+        await this.run(this.queue.splice(0, this.maxBatch));
+      }
     } finally {
       this.inflight--;
     }
@@ -50,6 +75,8 @@ export class GroupWriter<I, O> {
 
   private async run(batch: Pending<I, O>[]): Promise<void> {
     let outcomes: (O | Error)[];
+    this.stats.statements++;
+    this.stats.writes += batch.length;
     try {
       outcomes = await this.write(batch.map((b) => b.item));
     } catch (err) {

@@ -26,7 +26,7 @@ export async function handleCreate(ctx: ActorContext, m: CommandOf<'payment.crea
   const { scope, hash } = m.answer;
   const cached = !replayed && scope !== null && hash !== null && !!ctx.replays;
   if (cached) ctx.replays!.remember(scope!, hash!, answer);
-  return { ok: true, payment: p, replayed, answer, cached };
+  return { ok: true, replayed, answer, cached };
 }
 
 export async function handleApply(ctx: ActorContext, m: CommandOf<'payment.apply'>): Promise<ReplyOf<'payment.apply'>> {

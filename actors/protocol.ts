@@ -97,14 +97,18 @@ export type CommandOf<K extends CommandKind> = Extract<Command, { kind: K }>;
 
 /** What a create asks its worker to do with its answer: the replay cache's scope and request hash (null without a key). */
 export interface AnswerRequest { scope: string | null; hash: string | null }
-/** `answer`: rendered by the worker when asked; `cached`: the worker wrote it to the replay cache. */
-export interface PaymentResult { payment: Payment; replayed: boolean; answer?: StoredAnswer; cached?: boolean }
+export interface PaymentResult { payment: Payment; replayed: boolean }
+/**
+ * A create asked for its `answer`: only the bytes rendered by the worker come back (the payment
+ * itself is not copied across the threads); `cached`: the worker wrote them to the replay cache.
+ */
+export interface AnsweredCreate { replayed: boolean; answer: StoredAnswer; cached: boolean }
 export interface CheckoutResult { payment: Payment; checkout: CheckoutState; replayed: boolean }
 export interface RecoverResult { attemptId: string; outcome: 'settled' | 'abandoned' | 'already_settled' }
 
 /** The result each command's reply carries when it succeeds. */
 export interface Results {
-  'payment.create': PaymentResult;
+  'payment.create': PaymentResult | AnsweredCreate;
   'payment.apply': PaymentResult;
   'payment.capture': PaymentResult;
   'payment.void': PaymentResult;
@@ -123,8 +127,10 @@ export interface Results {
 
 export type Failed = { ok: false; failure: ApiFailure };
 export type ReplyOf<K extends CommandKind> = ({ ok: true } & Results[K]) | Failed;
-/** The reply to a command, typed by the command. */
-export type ReplyTo<C extends Command> = ReplyOf<C['kind']>;
+/** The reply to a command, typed by the command (a create with `answer` gets the answer, else the payment). */
+export type ReplyTo<C extends Command> = C extends { kind: 'payment.create' }
+  ? ({ ok: true } & (C extends { answer: AnswerRequest } ? AnsweredCreate : PaymentResult)) | Failed
+  : ReplyOf<C['kind']>;
 /** Any reply (as it crosses the thread boundary). */
 export type Reply = ReplyOf<CommandKind>;
 

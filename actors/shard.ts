@@ -43,7 +43,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
     replays: null,
     payments: {
       cache: new Map(),
-      creates: new GroupWriter((ps) => insertPayments(db, ps), writes),
+      creates: new GroupWriter((ps) => insertPayments(db, ps), { ...writes, groupFirst: true }),
       updates: new GroupWriter((us) => updatePayments(db, us), writes),
     },
   };
@@ -51,7 +51,8 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   let processed = 0;
   const w = init.webhooks;
   const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, timeouts: init.dbTimeouts, relaxedCommit: true });
-  const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb }, () => processed);
+  const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb }, () => processed,
+    { create: ctx.payments.creates, update: ctx.payments.updates });
   const webhooks = new WebhookDispatcher({
     db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, allowLoopbackTest: w.allowLoopbackTest, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
     pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,

@@ -15,8 +15,12 @@ export interface WorkerMetrics {
   snapshot(): Promise<MetricsJson>;
 }
 
-/** `processed`: the shard's count of finished commands (kept by the shard; read at scrape time). */
-export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, processed: () => number): WorkerMetrics {
+/**
+ * `processed`: the shard's count of finished commands (kept by the shard; read at scrape time);
+ * `writers`: its group-commit writers, whose statements and rows are counted.
+ */
+export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, processed: () => number,
+  writers: Record<string, { stats: { statements: number; writes: number } }> = {}): WorkerMetrics {
   const registry = new Registry();
   const registers = [registry];
   const s = String(shard);
@@ -48,6 +52,17 @@ export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, pro
   new Counter({
     name: 'actor_commands_total', help: 'Commands an actor shard has finished since it started.', labelNames: ['shard'], registers,
     collect() { this.reset(); this.inc({ shard: s }, processed()); },
+  });
+  // The group commit's statements and the writes they carried (writes ÷ statements: the group size).
+  new Counter({
+    name: 'payment_write_statements_total', help: 'Grouped payment write statements a shard has sent since it started, by writer (create, update).',
+    labelNames: ['shard', 'writer'], registers,
+    collect() { this.reset(); for (const [writer, w] of Object.entries(writers)) this.inc({ shard: s, writer }, w.stats.statements); },
+  });
+  new Counter({
+    name: 'payment_write_rows_total', help: 'Payment writes carried by those statements since the shard started, by writer (create, update).',
+    labelNames: ['shard', 'writer'], registers,
+    collect() { this.reset(); for (const [writer, w] of Object.entries(writers)) this.inc({ shard: s, writer }, w.stats.writes); },
   });
   return { webhooks: webhookMetrics(registers), snapshot: () => registry.getMetricsAsJSON() };
 }

@@ -2,7 +2,7 @@
 // runs the scenario as `npm run bench` does, stops the server gracefully so every thread writes its
 // profile, then prints the top self-time entries of each profile.
 // CLI: node dist/bench/profile.js create|get|webhooks [profile-dir=/tmp/prof-<scenario>]
-//      (env as run.ts; for create and get, BENCH_WORKERS' first value is the worker count)
+//      (env as run.ts, BENCH_PROFILE=0 to run unprofiled; for create and get, BENCH_WORKERS' first value is the worker count)
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -26,6 +26,8 @@ const load = {
   seconds: Number(process.env.BENCH_SECONDS ?? 10),
   warmupSeconds: Number(process.env.BENCH_WARMUP_SECONDS ?? 2),
 };
+// BENCH_PROFILE=0: the same run without the profiler (its CPU µs/req without the profiler's overhead).
+const profiling = process.env.BENCH_PROFILE !== '0';
 const runId = `bench_${randomBytes(4).toString('hex')}`;
 const stopAll = () => { stopLoad(); stopPaced(); killAll(); };
 
@@ -35,7 +37,7 @@ async function runScenario(c: Common): Promise<string> {
   if (scenario === 'create') {
     const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
     const r = (await runServerScenarios({ ...c, workers, load, createOnly: true })).create!;
-    return `create (WORKERS=${workers}, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}`;
+    return `create (WORKERS=${workers}, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req`;
   }
   if (scenario === 'get') {
     const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
@@ -61,7 +63,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-data-'));
   const guard = setTimeout(stopAll, (2 * (load.seconds + load.warmupSeconds) + 180) * 1000);
   try {
-    const line = await runScenario({ databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+    const line = await runScenario({ databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, nodeArgs: profiling ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [] });
     process.stdout.write(`${line}\n\n`);
   } finally {
     clearTimeout(guard);
@@ -70,6 +72,7 @@ async function main(): Promise<void> {
     await pg.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+  if (!profiling) return;
   const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile') && !before.has(f)).sort();
   if (!files.length) throw new Error(`no .cpuprofile written to ${dir} (did the server exit gracefully?)`);
   for (const f of files) process.stdout.write(formatSummary(summarise(path.join(dir, f), 15)) + '\n\n');

@@ -41,6 +41,7 @@ export class MemoryKeyValue implements KeyValue {
   }
 
   async set(key: string, value: string, ttlMs: number) { this.map.set(key, { value, expiresAt: this.now() + ttlMs }); }
+  async setMany(entries: [string, string][], ttlMs: number) { for (const [k, v] of entries) this.map.set(k, { value: v, expiresAt: this.now() + ttlMs }); }
   async get(key: string) { return this.live(key)?.value ?? null; }
   async del(key: string) { this.map.delete(key); }
   async ping() { return true; }

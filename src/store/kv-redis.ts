@@ -36,7 +36,14 @@ const SET_IF_ABSENT = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return false end
 return redis.call('GET', KEYS[1]) or ''`;
 
+// KEYS: the keys; ARGV: their values, then the time to live in ms.
+const SET_MANY = `
+local ttl = ARGV[#KEYS + 1]
+for i = 1, #KEYS do redis.call('SET', KEYS[i], ARGV[i], 'PX', ttl) end
+return #KEYS`;
+
 interface Scripts {
+  setMany(numKeys: number, ...args: (string | number)[]): Promise<number>;
   rateLease(key: string, windowMs: number, want: number, limit: number): Promise<[number, number, number]>;
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
 }
@@ -96,6 +103,7 @@ export class RedisKeyValue implements KeyValue {
     client.on('error', () => {}); // reconnects by itself; callers see command errors and fail open
     client.defineCommand('rateLease', { numberOfKeys: 1, lua: RATE_LEASE });
     client.defineCommand('setIfAbsent', { numberOfKeys: 1, lua: SET_IF_ABSENT });
+    client.defineCommand('setMany', { lua: SET_MANY });
     this.client = client;
   }
 
@@ -153,6 +161,19 @@ export class RedisKeyValue implements KeyValue {
   }
 
   async set(key: string, value: string, ttlMs: number) { await this.guarded(key, () => this.client.set(key, value, 'PX', ttlMs)); }
+  async setMany(entries: [string, string][], ttlMs: number) {
+    if (entries.length === 0) return;
+    if (entries.length === 1 || this.cluster) {
+      // A script's keys must share a slot in a cluster: each key goes to its own node.
+      await Promise.all(entries.map(([k, v]) => this.set(k, v, ttlMs)));
+      return;
+    }
+    const args: (string | number)[] = entries.map(([k]) => k);
+    for (const [, v] of entries) args.push(v);
+    args.push(ttlMs);
+    await this.guarded(entries[0][0], () => this.client.setMany(entries.length, ...args));
+  }
+
   async get(key: string) { return this.guarded(key, () => this.client.get(key)); }
   async del(key: string) { await this.guarded(key, () => this.client.del(key)); }
 

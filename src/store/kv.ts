@@ -15,6 +15,12 @@ export interface KeyValue {
   /** Stores value only if the key is absent; returns null when stored, else the value already there. */
   setIfAbsent(key: string, value: string, ttlMs: number): Promise<string | null>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
+  /**
+   * Sets several keys with one time to live, in one command where the store can (one Redis: one
+   * script call for all of them; a cluster: each key on its own node, in parallel). Rejects when
+   * any failed: which ones is not known.
+   */
+  setMany(entries: [key: string, value: string][], ttlMs: number): Promise<void>;
   get(key: string): Promise<string | null>;
   del(key: string): Promise<void>;
   /** Health: false when any key the engine may use cannot be served now. */

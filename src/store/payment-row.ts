@@ -38,13 +38,19 @@ export const INSERT_COLUMNS = [
 ] as const;
 
 const iso = (v: number | null): string | null => (v === null ? null : new Date(v).toISOString());
-const json = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
 
-export function paymentToParams(p: Payment): unknown[] {
-  return [
-    p.id, p.merchantId, p.livemode, p.status, p.amount, p.currency, p.amountRefunded, p.fee, p.net, json(p.charged),
-    p.orderId, p.description, json(p.metadata), p.method, json(p.customer), json(p.card), json(p.failure), p.returnUrl,
-    p.locale, p.source, iso(p.createdAt), iso(p.paidAt), iso(p.expiresAt), iso(p.updatedAt), p.version, p.requestId,
-    p.idempotencyKey, p.requestHash, p.linkId, p.channelId, json(p.session),
-  ];
+/**
+ * A new payment as one element of the insert's JSON parameter (`json_populate_recordset` over the
+ * payments row type): the INSERT_COLUMNS by name, JSON values for the jsonb columns, ISO instants.
+ * Absent (undefined) values are left out, so they are NULL as in a row built column by column.
+ */
+export function paymentToRecord(p: Payment): Record<(typeof INSERT_COLUMNS)[number], unknown> {
+  return {
+    id: p.id, merchant_id: p.merchantId, livemode: p.livemode, status: p.status, amount: p.amount, currency: p.currency,
+    amount_refunded: p.amountRefunded, fee: p.fee, net: p.net, charged: p.charged, order_id: p.orderId, description: p.description,
+    metadata: p.metadata, method: p.method, customer: p.customer, card: p.card, failure: p.failure, return_url: p.returnUrl,
+    locale: p.locale, source: p.source, created_at: iso(p.createdAt), paid_at: iso(p.paidAt), expires_at: iso(p.expiresAt),
+    updated_at: iso(p.updatedAt), version: p.version, request_id: p.requestId, idempotency_key: p.idempotencyKey,
+    request_hash: p.requestHash, link_id: p.linkId, channel_id: p.channelId, session: p.session,
+  };
 }

@@ -5,31 +5,31 @@ import { eventId } from '../domain/ids.js';
 import type { Payment, PaymentStatus } from '../domain/payment.js';
 import type { CheckoutState } from '../domain/checkout.js';
 import { GATEWAY_DELIVERABLE, MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
-import { INSERT_COLUMNS, paymentToParams, rowToPayment, type PaymentRow } from './payment-row.js';
+import { INSERT_COLUMNS, paymentToRecord, rowToPayment, type PaymentRow } from './payment-row.js';
 
-const N = INSERT_COLUMNS.length;
+const COLUMNS = INSERT_COLUMNS.join(', ');
 
 /**
- * Multi-row insert of new payments with their payment.created events, in one statement. Rows whose
- * idempotency key is already taken are skipped (ON CONFLICT DO NOTHING); only the ids of the rows
- * inserted come back, since the caller already holds their state. The event row copies the
- * inserted row, so the outbox needs no second copy of the payload.
+ * Multi-row insert of new payments with their payment.created events, in one statement. The rows
+ * travel as one JSON parameter (an array of records, expanded by json_populate_recordset over the
+ * payments row type, in array order), so one prepared statement serves every group size and the
+ * driver encodes one value instead of one per column and row. Rows whose idempotency key is already
+ * taken are skipped (ON CONFLICT DO NOTHING); only the ids of the rows inserted come back, since the
+ * caller already holds their state. The event row copies the inserted row, so the outbox needs no
+ * second copy of the payload.
  */
-function insertSql(rows: number): string {
-  const values = Array.from({ length: rows }, (_, r) => `(${INSERT_COLUMNS.map((_, c) => `$${r * N + c + 1}`).join(', ')})`).join(', ');
-  const ids = rows * N + 1;
-  return `
+const INSERT_SQL = `
 WITH ins AS (
-  INSERT INTO payments (${INSERT_COLUMNS.join(', ')}) VALUES ${values}
+  INSERT INTO payments (${COLUMNS})
+  SELECT ${COLUMNS} FROM json_populate_recordset(NULL::payments, $1::json)
   ON CONFLICT (merchant_id, livemode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING *
 ), ev AS (
   INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
   SELECT e.eid, ins.merchant_id, ins.livemode, CASE WHEN ins.session IS NULL THEN 'merchant' ELSE 'gateway' END, 'payment.created', ins.id, to_jsonb(ins), ins.created_at
-  FROM ins JOIN unnest($${ids}::text[], $${ids + 1}::text[]) AS e(pid, eid) ON e.pid = ins.id
+  FROM ins JOIN unnest($2::text[], $3::text[]) AS e(pid, eid) ON e.pid = ins.id
 )
 SELECT id FROM ins`;
-}
 
 export type InsertOutcome =
   | { kind: 'created'; payment: Payment }
@@ -58,10 +58,8 @@ const keyOrder = (a: Payment, b: Payment): number => {
 };
 
 async function insertSorted(db: pg.Pool, ps: Payment[]): Promise<(InsertOutcome | Error)[]> {
-  const values: unknown[] = [];
-  for (const p of ps) values.push(...paymentToParams(p));
-  values.push(ps.map((p) => p.id), ps.map(() => eventId()));
-  const res = await db.query<{ id: string }>({ name: `payment_insert_${ps.length}`, text: insertSql(ps.length), values });
+  const values = [JSON.stringify(ps.map(paymentToRecord)), ps.map((p) => p.id), ps.map(() => eventId())];
+  const res = await db.query<{ id: string }>({ name: 'payment_insert', text: INSERT_SQL, values });
   const inserted = new Set(res.rows.map((r) => r.id));
   const outcomes = await Promise.allSettled(ps.map(async (p): Promise<InsertOutcome> => {
     if (inserted.has(p.id)) return { kind: 'created', payment: p };

@@ -12,13 +12,30 @@ export interface StoredAnswer { status: number; body: string; requestId: string 
 interface Done { s: 'd'; h: string; status: number; body: string; rid: string }
 
 export class ReplayCache {
+  private pending: [string, string][] = [];
+  private scheduled = false;
+
   constructor(private readonly kv: KeyValue, private readonly onFailure: () => void = () => {}) {}
 
-  /** Caches a committed answer; the caller does not wait (a failure is counted, never thrown). */
+  /**
+   * Caches a committed answer; the caller does not wait (a failure is counted, never thrown). The
+   * answers remembered during one turn of the event loop (a group commit's creates) are written
+   * together at its end, in one command (`setMany`): one Redis write per group instead of one per
+   * create. Within a process a later recall of the key is sent after that write.
+   */
   remember(scope: string, hash: string, a: StoredAnswer): void {
-    this.kv.set(scope, JSON.stringify({ s: 'd', h: hash, status: a.status, body: a.body, rid: a.requestId } satisfies Done), IDEMPOTENCY_TTL_MS)
-      .catch(() => this.onFailure());
+    this.pending.push([scope, JSON.stringify({ s: 'd', h: hash, status: a.status, body: a.body, rid: a.requestId } satisfies Done)]);
+    if (!this.scheduled) { this.scheduled = true; setImmediate(this.flush); }
   }
+
+  /** Writes what is waiting now (also called by the timer). */
+  readonly flush = (): void => {
+    this.scheduled = false;
+    const entries = this.pending;
+    if (entries.length === 0) return;
+    this.pending = [];
+    this.kv.setMany(entries, IDEMPOTENCY_TTL_MS).catch(() => { for (let i = 0; i < entries.length; i++) this.onFailure(); });
+  };
 
   /** The first answer given under this key for this request, if the store still has it. */
   async recall(scope: string, hash: string): Promise<StoredAnswer | null> {
@@ -31,5 +48,5 @@ export class ReplayCache {
     } catch { return null; }
   }
 
-  close(): Promise<void> { return this.kv.close(); }
+  close(): Promise<void> { this.flush(); return this.kv.close(); }
 }

@@ -4,8 +4,8 @@ import t from 'tap';
 import { testPool } from '../helpers/env.js';
 import { GroupWriter } from '../../actors/group-writer.js';
 import { rolledBack } from '../../src/store/db.js';
-import { insertPayments } from '../../src/store/payments-repo.js';
-import { createPayment } from '../../src/domain/payment.js';
+import { findPayment, insertPayments } from '../../src/store/payments-repo.js';
+import { createPayment, type Payment } from '../../src/domain/payment.js';
 import { paymentId } from '../../src/domain/ids.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -85,4 +85,25 @@ t.test('grouped updates: each applies on its own version; a stale one alone is r
   t.same(rows[0], { expired: 59, n: 60 });
   const ev = await pool.query("SELECT count(*)::int AS n FROM events WHERE type = 'payment.expired' AND aggregate_id = ANY($1)", [ps.map((p) => p.id)]);
   t.equal(ev.rows[0].n, 59, 'one event per applied update, none for the refused one');
+});
+
+t.test('the rows travel as JSON: text, numbers, jsonb values and instants come back as they went', async (t) => {
+  const base = make(9001, 'json-roundtrip');
+  const p: Payment = {
+    ...base, description: 'a "quoted"\nline \\ back\u00e9\u4e2d\ud83d\ude00', orderId: null,
+    metadata: { note: 'x"y\\z', empty: '', uni: '\u00e9\u4e2d' }, customer: { email: 'a@example.com', name: 'Ann "A" Smith' },
+    returnUrl: 'https://shop.example/return?a=1&b=%22', locale: 'ru' as const,
+  };
+  const [out] = await insertPayments(pool, [p]);
+  t.same(out, { kind: 'created', payment: p });
+  const back = await findPayment(pool, p.id);
+  const pick = (x: Payment | null) => x && ({
+    id: x.id, merchantId: x.merchantId, livemode: x.livemode, status: x.status, amount: x.amount, currency: x.currency,
+    description: x.description, orderId: x.orderId, metadata: x.metadata, customer: x.customer, returnUrl: x.returnUrl, locale: x.locale,
+    createdAt: x.createdAt, expiresAt: x.expiresAt, updatedAt: x.updatedAt, paidAt: x.paidAt, version: x.version,
+    requestId: x.requestId, idempotencyKey: x.idempotencyKey, requestHash: x.requestHash, fee: x.fee, net: x.net,
+  });
+  t.same(pick(back), pick(p));
+  const ev = await pool.query("SELECT data->>'description' AS d, data->'metadata' AS m FROM events WHERE aggregate_id = $1 AND type = 'payment.created'", [p.id]);
+  t.same(ev.rows, [{ d: p.description, m: p.metadata }], 'the outbox row copies the inserted row');
 });

@@ -39,6 +39,9 @@ t.test('after a payment expires and its webhook is delivered', async (t) => {
   t.ok((value(text, /webhook_delivery_latency_seconds_count/) ?? 0) >= 1, 'commit-to-delivery histogram observed');
   t.match(text, /^webhook_delivery_latency_seconds_bucket\{le="\+Inf"\} \d+$/m);
   t.ok((value(text, /actor_commands_total\{shard="\d"\}/) ?? 0) >= 0, 'commands per shard, gathered from the workers');
+  const writes = [...text.matchAll(/^payment_write_rows_total\{shard="\d",writer="create"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  t.ok(writes >= 1, 'the create went through a shard\'s group commit');
+  t.match(text, /^payment_write_statements_total\{shard="\d",writer="create"\} [1-9]\d*$/m, 'and its statement is counted');
   t.match(text, /^worker_event_loop_delay_seconds\{shard="1",quantile="0.99"\} /m, 'event-loop delay of each worker thread');
   t.match(text, /^pg_pool_connections\{pool="front",state="max"\} \d+$/m, 'the main pool');
   t.match(text, /^pg_pool_connections\{pool="w0",state="total"\} \d+$/m, 'a worker\'s actor pool');

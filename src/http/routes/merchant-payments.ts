@@ -6,10 +6,9 @@ import { PAYMENT_ID_RE, paymentId } from '../../domain/ids.js';
 import { applyPaymentRules, type PaymentInput } from '../../domain/payment-rules.js';
 import { fail } from '../../errors.js';
 import { findPaymentByOrder } from '../../store/payments-repo.js';
-import type { Payment } from '../../domain/payment.js';
 import type { Principal } from '../auth.js';
 import type { Ctx } from '../context.js';
-import { createMailbox, idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { createMailbox, idempotencyOf, runIdempotent } from '../idempotent.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -31,7 +30,6 @@ async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void>
   if ('code' in idem) return sendFailure(ctx, idem);
   const idemKey = idem.key;
   const hash = idemKey ? idem.hash : null;
-  const render = (p: Payment): StoredAnswer => ({ status: 201, body: JSON.stringify(toMerchantPayment(p, s.config.publicBaseUrl, p.requestId)), requestId: p.requestId });
   await runIdempotent(ctx, s, idem, async () => {
     const id = paymentId(Date.now());
     const reply = await s.dispatcher.send({
@@ -44,7 +42,7 @@ async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void>
       },
     });
     // replayed: Postgres already held the key for this request.
-    return reply.ok ? { answer: reply.answer ?? render(reply.payment), replayed: reply.replayed, cached: reply.cached } : { failure: reply.failure };
+    return reply.ok ? { answer: reply.answer, replayed: reply.replayed, cached: reply.cached } : { failure: reply.failure };
   });
 }
 

@@ -1,0 +1,59 @@
+// GroupWriter's groupFirst mode (the creates' writer): what arrives in one turn of the event loop
+// goes in one statement, writes arriving while a statement is in flight wait for the next group,
+// and a spare statement starts only for a full batch. The statement here is a function that
+// records each group and completes when the test says so (the database side is covered by
+// test/integration/group-writer.test.ts).
+import t from 'tap';
+import { GroupWriter } from '../../actors/group-writer.js';
+
+function recorder() {
+  const groups: number[][] = [];
+  const open: Array<() => void> = [];
+  const write = (items: number[]) => new Promise<number[]>((resolve) => {
+    groups.push(items);
+    open.push(() => resolve(items.map((i) => i * 10)));
+  });
+  const waitForGroups = async (n: number) => { while (groups.length < n) await new Promise((r) => setImmediate(r)); };
+  return { groups, open, write, waitForGroups };
+}
+
+t.test('one turn, one statement; later arrivals wait for the statement in flight, then go together', async (t) => {
+  const r = recorder();
+  const w = new GroupWriter(r.write, { maxInflight: 4, maxBatch: 64, groupFirst: true });
+  const first = [1, 2, 3, 4, 5].map((i) => w.submit(i));
+  await r.waitForGroups(1);
+  t.same(r.groups, [[1, 2, 3, 4, 5]], 'the whole turn in one statement');
+  const second = [6, 7, 8].map((i) => w.submit(i));
+  await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(r.groups.length, 1, 'no second statement while the first is in flight and the batch is not full');
+  r.open[0]();
+  t.same(await Promise.all(first), [10, 20, 30, 40, 50], 'each write gets its own outcome');
+  await r.waitForGroups(2);
+  t.same(r.groups[1], [6, 7, 8], 'the waiting writes went together');
+  r.open[1]();
+  t.same(await Promise.all(second), [60, 70, 80]);
+});
+
+t.test('a full batch starts a spare statement; a partial one waits for the statement in flight', async (t) => {
+  const r = recorder();
+  const w = new GroupWriter(r.write, { maxInflight: 2, maxBatch: 4, groupFirst: true });
+  const a = w.submit(0);
+  await r.waitForGroups(1);
+  const full = [1, 2, 3, 4].map((i) => w.submit(i));
+  await r.waitForGroups(2);
+  t.same(r.groups[1], [1, 2, 3, 4], 'a full batch goes at once, beside the first');
+  const rest = [5, 6].map((i) => w.submit(i));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(r.groups.length, 2, 'maxInflight reached: the rest waits');
+  r.open[1]();
+  t.same(await Promise.all(full), [10, 20, 30, 40]);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.equal(r.groups.length, 2, 'the spare statement does not take a partial batch while another is in flight');
+  r.open[0]();
+  t.same(await a, 0);
+  await r.waitForGroups(3);
+  t.same(r.groups[2], [5, 6]);
+  r.open[2]();
+  t.same(await Promise.all(rest), [50, 60]);
+});
