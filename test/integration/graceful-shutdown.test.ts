@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startChild } from '../helpers/child.js';
 import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
+import { until } from '../helpers/wait.js';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-shutdown-'));
 const db = PG_URL ? await freshDatabase('shutdown') : null;
@@ -38,7 +39,8 @@ t.test('no acknowledged create is lost on SIGTERM', async (t) => {
     }
   };
   const loops = Array.from({ length: 16 }, loop);
-  await new Promise((r) => setTimeout(r, 1500));
+  // Under load, not after a fixed time: a busy machine may need longer to reach it.
+  await until('creates acknowledged before SIGTERM', () => acknowledged.length > 20, 30_000);
   const before = acknowledged.length;
   child.proc.kill('SIGTERM');
   const code = await child.exited;
