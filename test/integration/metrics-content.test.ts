@@ -40,6 +40,10 @@ t.test('after a payment expires and its webhook is delivered', async (t) => {
   t.match(text, /^webhook_delivery_latency_seconds_bucket\{le="\+Inf"\} \d+$/m);
   t.ok((value(text, /actor_commands_total\{shard="\d"\}/) ?? 0) >= 0, 'commands per shard, gathered from the workers');
   t.match(text, /^worker_event_loop_delay_seconds\{shard="1",quantile="0.99"\} /m, 'event-loop delay of each worker thread');
+  for (const state of ['total', 'used', 'young']) t.ok((value(text, new RegExp(`worker_heap_bytes\\{shard="1",state="${state}"\\}`)) ?? 0) > 0, `worker heap ${state}`);
+  // WORKER_OLD_GENERATION_MB (512 by default) reaches each worker: V8's own default would be gigabytes.
+  const limit = value(text, /worker_heap_bytes\{shard="0",state="limit"\}/) ?? 0;
+  t.ok(limit >= 512 * 2 ** 20 && limit < 1024 * 2 ** 20, `worker heap limit from the configuration (${limit})`);
   t.match(text, /^pg_pool_connections\{pool="front",state="max"\} \d+$/m, 'the main pool');
   t.match(text, /^pg_pool_connections\{pool="w0",state="total"\} \d+$/m, 'a worker\'s actor pool');
   t.match(text, /^pg_pool_connections\{pool="hooks1",state="idle"\} \d+$/m, 'a worker\'s webhook pool');
