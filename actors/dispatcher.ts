@@ -36,6 +36,11 @@ export interface DispatcherOptions {
    * command is not withdrawn: the actor finishes it, and its late reply is logged and dropped.
    */
   deadlineMs?: number;
+  /**
+   * V8 heap limits of each shard worker (Piscina's `resourceLimits`, in MB; 0 or absent: V8's
+   * default). The young generation is three semi-spaces: 12 MB means 4 MB semi-spaces.
+   */
+  resourceLimits?: { maxYoungGenerationSizeMb?: number; maxOldGenerationSizeMb?: number };
 }
 
 export class Dispatcher {
@@ -49,8 +54,19 @@ export class Dispatcher {
 
   get size(): number { return this.shards.length; }
 
+  private resourceLimits(): { maxYoungGenerationSizeMb?: number; maxOldGenerationSizeMb?: number } {
+    const r = this.opts.resourceLimits ?? {};
+    return {
+      ...(r.maxYoungGenerationSizeMb ? { maxYoungGenerationSizeMb: r.maxYoungGenerationSizeMb } : {}),
+      ...(r.maxOldGenerationSizeMb ? { maxOldGenerationSizeMb: r.maxOldGenerationSizeMb } : {}),
+    };
+  }
+
   private startShard(index: number, pool?: Piscina): Shard {
-    pool ??= new Piscina({ filename: this.opts.workerFile ?? WORKER_FILE, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, atomics: 'disabled', concurrentTasksPerWorker: 1 });
+    pool ??= new Piscina({
+      filename: this.opts.workerFile ?? WORKER_FILE, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, atomics: 'disabled', concurrentTasksPerWorker: 1,
+      resourceLimits: this.resourceLimits(),
+    });
     const { port1, port2 } = new MessageChannel();
     const pending = new Map<number, (m: FromWorker) => void>();
     const shard: Shard = { index, pool, port: port1, out: new BatchedPort<ToWorker>(port1), pending, task: Promise.resolve(), alive: true };

@@ -4,6 +4,7 @@
 // (prom-client's AggregatorRegistry.aggregate), so per-shard series carry a `shard` label and the
 // webhook counters add up across threads.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import v8 from 'node:v8';
 import type pg from 'pg';
 import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { webhookMetrics, type WebhookMetrics } from '../src/metrics/webhooks.js';
@@ -35,6 +36,17 @@ export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, pro
       this.set({ shard: s, quantile: '0.99' }, q(loop.percentile(99)));
       this.set({ shard: s, quantile: 'max' }, q(loop.max));
       loop.reset();
+    },
+  });
+  new Gauge({
+    name: 'worker_heap_bytes', help: 'V8 heap of a shard worker thread: total (reserved), used, young (new space reserved) and limit (WORKER_*_GENERATION_MB).',
+    labelNames: ['shard', 'state'], registers,
+    collect() {
+      const h = v8.getHeapStatistics();
+      this.set({ shard: s, state: 'total' }, h.total_heap_size);
+      this.set({ shard: s, state: 'used' }, h.used_heap_size);
+      this.set({ shard: s, state: 'young' }, v8.getHeapSpaceStatistics().find((x) => x.space_name === 'new_space')?.space_size ?? 0);
+      this.set({ shard: s, state: 'limit' }, h.heap_size_limit);
     },
   });
   new Gauge({

@@ -104,7 +104,10 @@ export async function startServer(o: ServerChildOptions, extraEnv: Record<string
     PORT: '0', HOST: '127.0.0.1', DATABASE_URL: o.databaseUrl, KV_PREFIX: o.kvPrefix, DATA_DIR: o.dataDir,
     WORKERS: String(o.workers), ADMIN_TOKEN: adminToken, LOG_LEVEL: 'info', DEMO_MERCHANT: '0',
     CARD_FINGERPRINT_KEY: `bench_${randomBytes(16).toString('hex')}`,
-    ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}), ...extraEnv,
+    ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
+    // The worker heap settings pass through, to compare them on one machine (docs/operations.md "Memory").
+    ...Object.fromEntries(['WORKER_YOUNG_GENERATION_MB', 'WORKER_OLD_GENERATION_MB'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!])),
+    ...extraEnv,
   };
   const started = Date.now();
   // BENCH_NODE_ARGS: extra node flags for the server, to try V8 settings (e.g. --max-semi-space-size=32).

@@ -11,6 +11,10 @@ export interface Config {
   kvPrefix: string;
   dataDir: string;
   workers: number;
+  /** V8 young generation of each actor worker thread, MB (three semi-spaces of a third each); 0: V8's default (48 MB here). */
+  workerYoungGenerationMb: number;
+  /** V8 old generation limit of each actor worker thread, MB; 0: V8's default. */
+  workerOldGenerationMb: number;
   adminToken: string | null;
   bodyLimitBytes: number;
   /** Body limit of the public (unauthenticated) checkout endpoints and pages. */
@@ -85,6 +89,13 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   return raw === '1' || raw.toLowerCase() === 'true' || raw.toLowerCase() === 'yes';
 }
 
+/** 0 (V8's default) or at least `min`: a worker heap below that would fail at its first load. */
+function heapMb(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number): number {
+  const n = int(env, name, fallback, 0);
+  if (n !== 0 && n < min) throw new Error(`${name} must be 0 (V8's default) or at least ${min}, got "${env[name]}"`);
+  return n;
+}
+
 function pgPoolMax(env: NodeJS.ProcessEnv): number {
   if (env.DB_POOL_SIZE) throw new Error('DB_POOL_SIZE was replaced by PG_POOL_MAX: the Postgres connections of the whole process (see docs/operations.md)');
   return int(env, 'PG_POOL_MAX', 20, 3);
@@ -121,6 +132,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kvPrefix: env.KV_PREFIX ?? 'pe:',
     dataDir: path.resolve(env.DATA_DIR || 'data'),
     workers: int(env, 'WORKERS', Math.max(1, os.availableParallelism?.() ?? os.cpus().length), 1),
+    workerYoungGenerationMb: heapMb(env, 'WORKER_YOUNG_GENERATION_MB', 24, 3),
+    workerOldGenerationMb: heapMb(env, 'WORKER_OLD_GENERATION_MB', 512, 64),
     adminToken: env.ADMIN_TOKEN || null,
     bodyLimitBytes: int(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1),
     publicBodyLimitBytes: int(env, 'PUBLIC_BODY_LIMIT_BYTES', 16 * 1024, 1),

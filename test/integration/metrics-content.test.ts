@@ -43,6 +43,10 @@ t.test('after a payment expires and its webhook is delivered', async (t) => {
   t.ok(writes >= 1, 'the create went through a shard\'s group commit');
   t.match(text, /^payment_write_statements_total\{shard="\d",writer="create"\} [1-9]\d*$/m, 'and its statement is counted');
   t.match(text, /^worker_event_loop_delay_seconds\{shard="1",quantile="0.99"\} /m, 'event-loop delay of each worker thread');
+  for (const state of ['total', 'used', 'young']) t.ok((value(text, new RegExp(`worker_heap_bytes\\{shard="1",state="${state}"\\}`)) ?? 0) > 0, `worker heap ${state}`);
+  // WORKER_OLD_GENERATION_MB (512 by default) reaches each worker: V8's own default would be gigabytes.
+  const limit = value(text, /worker_heap_bytes\{shard="0",state="limit"\}/) ?? 0;
+  t.ok(limit >= 512 * 2 ** 20 && limit < 1024 * 2 ** 20, `worker heap limit from the configuration (${limit})`);
   t.match(text, /^pg_pool_connections\{pool="front",state="max"\} \d+$/m, 'the main pool');
   t.match(text, /^pg_pool_connections\{pool="w0",state="total"\} \d+$/m, 'a worker\'s actor pool');
   t.match(text, /^pg_pool_connections\{pool="hooks1",state="idle"\} \d+$/m, 'a worker\'s webhook pool');
