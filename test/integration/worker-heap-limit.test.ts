@@ -3,24 +3,15 @@
 // answers outcome_unknown, the shard is restarted and answers again, the process goes on. No
 // database is needed (the fixture's commands never query).
 import t from 'tap';
-import { fileURLToPath } from 'node:url';
-import { Dispatcher } from '../../actors/dispatcher.js';
-import { createLogger } from '../../src/log.js';
+import type { Dispatcher } from '../../actors/dispatcher.js';
+import { fixtureDispatcher } from '../helpers/fixture-dispatcher.js';
 import { until } from '../helpers/wait.js';
 
 const ID = 'EXZ-20261123-0000000000';
 
 function dispatcher(resourceLimits: { maxYoungGenerationSizeMb?: number; maxOldGenerationSizeMb?: number }) {
-  const d = new Dispatcher({
-    workers: 1, inflightLimit: 100, log: createLogger('silent'), deadlineMs: 60_000, resourceLimits,
-    workerFile: fileURLToPath(new URL('../fixtures/oom-worker.js', import.meta.url)),
-    init: {
-      databaseUrl: 'postgres://nobody@127.0.0.1:1/none', poolSize: 1, hooksPoolSize: 1, appName: 'pe:heap-test',
-      dbTimeouts: { statementMs: 5000, queryMs: 5000, connectMs: 5000, keepAliveMs: 0 }, mailboxLimit: 100, mailboxPerIdLimit: 100, logLevel: 'silent',
-      publicBaseUrl: 'http://x.test', connectorTimeoutMs: 1000, authorizationWindowSeconds: 604800,
-      webhooks: { dispatch: false, allowPrivate: false, timeoutMs: 1000, pollMs: 1000, leaseMs: 1000, concurrency: 1, perEndpoint: 1 },
-    },
-  });
+  const d = fixtureDispatcher('oom-worker.js', { inflightLimit: 100, deadlineMs: 60_000, resourceLimits, appName: 'pe:heap-test' });
+
   t.teardown(() => d.close());
   return d;
 }
