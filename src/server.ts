@@ -2,7 +2,7 @@
 // and stops them in the order that loses no acknowledged write.
 import { randomBytes } from 'node:crypto';
 import type { Config } from './config.js';
-import { createAccessLogger, createLogger, type BatchedLines, type Logger } from './log.js';
+import { accessLines, accessThrough, createLogger, type BatchedLines, type Logger } from './log.js';
 import { Metrics } from './metrics/registry.js';
 import { createPool, processAppName } from './store/db.js';
 import { splitPoolBudget } from './store/pool-budget.js';
@@ -105,7 +105,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const adminToken = config.adminToken ?? saved?.adminToken ?? `adm_${randomBytes(24).toString('base64url')}`;
   const services: Services = {
     config, adminToken, log, db, kv, dispatcher, metrics, reads,
-    accessLog: !config.accessLog || !log.isLevelEnabled('info') ? null : accessOut ? createAccessLogger(config.logLevel, accessOut) : log,
+    accessLog: !config.accessLog || !log.isLevelEnabled('info') ? null : accessOut ? accessLines(accessOut) : accessThrough(log),
     webhooks: new WebhookDispatcher({
       db, publicBaseUrl: config.publicBaseUrl, allowPrivate: config.webhooks.allowPrivate, allowLoopbackTest: config.webhooks.allowLoopbackTest, timeoutMs: config.webhooks.timeoutMs,
       leaseMs: config.webhooks.leaseMs, pollMs: config.webhooks.pollMs, maxInflight: config.webhooks.concurrency, perEndpoint: config.webhooks.perEndpoint,

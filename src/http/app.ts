@@ -191,10 +191,10 @@ export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
     // After the answer is written: one line per request, route pattern only (never the path, the
     // query or a header: ids, keys and card data stay out); failures carry their code as the reason.
     if (accessLog) {
-      accessLog.info({
+      accessLog({
         method: ctx.method, route: ctx.route, status: ctx.status, ms: Math.round(seconds * 10_000) / 10, requestId: ctx.requestId,
         merchantId: (ctx.auth as Principal | null)?.merchant.id, reason: ctx.code, aborted: ctx.aborted || undefined,
-      }, 'request');
+      });
     }
   });
 

@@ -1,7 +1,7 @@
 // What route handlers are given: the process's shared services.
 import type pg from 'pg';
 import type { Config } from '../config.js';
-import type { Logger } from '../log.js';
+import type { AccessLog, Logger } from '../log.js';
 import type { KeyValue } from '../store/kv.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { Dispatcher } from '../../actors/dispatcher.js';
@@ -15,7 +15,7 @@ export interface Services {
   adminToken: string;
   log: Logger;
   /** One line per answered request (ACCESS_LOG), or null when off. */
-  accessLog: Logger | null;
+  accessLog: AccessLog | null;
   db: pg.Pool;
   kv: KeyValue;
   dispatcher: Dispatcher;

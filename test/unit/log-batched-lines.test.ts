@@ -1,8 +1,9 @@
 // The access log's batched destination: lines written in one turn leave in one write, every write
 // holds whole lines and stays at most `max` bytes (atomic on a pipe), nothing is lost or reordered,
-// and the access logger's lines are pino JSON with the log's redaction.
+// and the access lines are byte for byte what pino writes for the same entry.
 import t from 'tap';
-import { BatchedLines, createAccessLogger } from '../../src/log.js';
+import { pino } from 'pino';
+import { accessLines, accessThrough, BatchedLines, redactOptions, type AccessEntry } from '../../src/log.js';
 
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
@@ -36,13 +37,23 @@ t.test('flush() writes what is gathered at once; an empty flush writes nothing',
   t.same(writes, ['a\n'], 'the scheduled flush finds nothing left');
 });
 
-t.test('the access logger writes redacted pino lines through it', async (t) => {
+t.test('access lines are the lines pino writes for the same entry, batched', async (t) => {
   const writes: string[] = [];
-  const log = createAccessLogger('info', new BatchedLines(1, 3584, (_fd, s) => { writes.push(s); }));
-  log.info({ route: '/api/v2/payments/:id', status: 200, authorization: 'Bearer sk_secret' }, 'request');
-  log.debug('not at info');
+  const lines = accessLines(new BatchedLines(1, 3584, (_fd, s) => { writes.push(s); }));
+  const viaPino: string[] = [];
+  const log = pino({ name: 'payments-engine', level: 'info', base: { pid: process.pid }, ...redactOptions }, { write: (s: string) => { viaPino.push(s); } });
+  const entries: AccessEntry[] = [
+    { method: 'GET', route: '/api/v2/payments/:id', status: 200, ms: 1.3, requestId: 'req_1', merchantId: 'mer_1' },
+    { method: 'POST', route: '/api/v2/payments', status: 429, ms: 0.2, requestId: 'req_2', merchantId: 'mer_2', reason: 'rate_limited' },
+    { method: 'GET', route: 'unmatched', status: 404, ms: 0, requestId: 'req_3', reason: 'route "x"\\ \u2028', aborted: true },
+    { method: 'PO"ST', route: '/v2/health', status: 200, ms: 12.5, requestId: 'req_4', merchantId: undefined, reason: undefined, aborted: undefined },
+  ];
+  for (const e of entries) { lines(e); accessThrough(log)(e); }
+  t.same(writes, [], 'nothing written inside the turn');
   await nextTurn();
-  t.equal(writes.length, 1);
-  const line = JSON.parse(writes[0]);
-  t.match(line, { level: 30, msg: 'request', route: '/api/v2/payments/:id', status: 200, authorization: '[redacted]' });
+  t.equal(writes.length, 1, 'one write for the turn');
+  const ours = writes[0].split('\n').slice(0, -1);
+  t.equal(ours.length, entries.length);
+  const noTime = (l: string) => l.replace(/"time":\d+,/, '');
+  for (let i = 0; i < entries.length; i++) t.equal(noTime(ours[i]), noTime(viaPino[i].trimEnd()), `entry ${i}: byte for byte as pino, but the time`);
 });
