@@ -43,9 +43,10 @@ t.test('embedded default: loopback accepted, test-mode events delivered, live-mo
   const db = new pool.Pool({ connectionString: srv.databaseUrl, max: 1 });
   t.teardown(() => db.end());
   let row: any;
-  await until('the live-mode delivery attempted', async () => {
+  // The claim counts the attempt (status delivering); its outcome is written after it: wait for that.
+  await until('the live-mode delivery attempted and its outcome recorded', async () => {
     row = (await db.query(`SELECT d.attempts, d.last_error FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE e.aggregate_id = $1`, [pl.body.id])).rows[0];
-    return !!row && row.attempts >= 1;
+    return !!row && row.attempts >= 1 && row.last_error !== null;
   });
   t.match(row.last_error, /https_required|not allowed/, 'live mode never reaches loopback');
   t.notOk(rx.received.some((r) => r.body.includes(pl.body.id)), 'nothing live was sent');
