@@ -1,7 +1,7 @@
 // CPU profile of the server under one benchmark scenario: starts the server child with --cpu-prof,
 // runs the scenario as `npm run bench` does, stops the server gracefully so every thread writes its
 // profile, then prints the top self-time entries of each profile.
-// CLI: node dist/bench/profile.js create|get|webhooks [profile-dir=/tmp/prof-<scenario>]
+// CLI: node dist/bench/profile.js create|get|get2|webhooks [profile-dir=/tmp/prof-<scenario>]
 //      (env as run.ts, BENCH_PROFILE=0 to run unprofiled; for create and get, BENCH_WORKERS' first value is the worker count)
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -12,12 +12,12 @@ import { formatSummary, summarise } from './cpuprofile-top.js';
 import { deleteRedisKeys, resolvePostgres, resolveRedis } from './environment.js';
 import { stopLoad } from './load.js';
 import { stopPaced } from './paced-load.js';
-import { runServerScenarios } from './server-scenarios.js';
+import { runMultiProcessGet, runServerScenarios } from './server-scenarios.js';
 import { runWebhookScenario } from './webhook-scenario.js';
 
 const scenario = process.argv[2];
-if (scenario !== 'create' && scenario !== 'get' && scenario !== 'webhooks') {
-  process.stderr.write('usage: node dist/bench/profile.js create|get|webhooks [profile-dir]\n');
+if (scenario !== 'create' && scenario !== 'get' && scenario !== 'get2' && scenario !== 'webhooks') {
+  process.stderr.write('usage: node dist/bench/profile.js create|get|get2|webhooks [profile-dir]\n');
   process.exit(2);
 }
 const dir = path.resolve(process.argv[3] ?? `/tmp/prof-${scenario}`);
@@ -43,6 +43,10 @@ async function runScenario(c: Common): Promise<string> {
     const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
     const r = (await runServerScenarios({ ...c, workers, load, scenarios: { create: false, get: true } })).get!;
     return `get (WORKERS=${workers}, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req`;
+  }
+  if (scenario === 'get2') {
+    const r = (await runMultiProcessGet({ ...c, workers: Number(process.env.BENCH_GET2_WORKERS ?? 1), load })).get;
+    return `get2 (2 processes, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req`;
   }
   const h = await runWebhookScenario({
     ...c, workers: Number(process.env.BENCH_WEBHOOK_WORKERS ?? 2), load, drainSeconds: 15,
