@@ -49,3 +49,31 @@ export function treeCpuSeconds(pids: number[]): number {
   }
   return ticks / clockTicks();
 }
+
+/** Busy CPU seconds of the whole machine so far (all CPUs: /proc/stat's first line without idle and iowait). */
+export function machineBusySeconds(): number {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    // user nice system idle iowait irq softirq steal (guest time is already in user)
+    const busy = f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] ?? 0);
+    return busy / clockTicks();
+  } catch {
+    return 0;
+  }
+}
+
+/** The parent process (PPid) of a process, or null when it cannot be read. */
+export function parentOf(pid: number): number | null {
+  try {
+    const m = /^PPid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+let postmaster: number | null = null;
+/** The Postgres server process whose tree (every backend, the WAL writer, the checkpointer) is counted per request. */
+export function countPostgres(pid: number | null): void { postmaster = pid; }
+/** CPU seconds of the counted Postgres so far (null when none is counted). Backends that exit meanwhile are lost. */
+export function postgresCpuSeconds(): number | null { return postmaster === null ? null : treeCpuSeconds([postmaster]); }

@@ -2,13 +2,14 @@
 // and removes. Postgres: DATABASE_URL, else the local server on 127.0.0.1:5432 if it answers, else an
 // embedded Postgres started here in a temporary directory (BENCH_EMBEDDED=1 forces that). Redis: REDIS_URL, else 127.0.0.1:6379 if
 // it answers PING, else none (the server then uses its in-process key-value store).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { startEmbedded, type Embedded } from '../src/store/embedded.js';
 import { createLogger } from '../src/log.js';
+import { parentOf } from './cpu.js';
 
 const LOCAL_PG = 'postgres://postgres@127.0.0.1:5432/postgres';
 const LOCAL_REDIS = 'redis://127.0.0.1:6379';
@@ -18,6 +19,8 @@ export interface PostgresTarget {
   version: string;
   /** Settings that decide what a commit costs (fsync, synchronous_commit, ...). */
   settings: Record<string, string>;
+  /** The Postgres server process when it runs on this machine (its CPU is counted per request), else null. */
+  serverPid: number | null;
   /** Creates an empty database and returns its URL. */
   createDatabase(name: string): Promise<string>;
   dropDatabase(name: string): Promise<void>;
@@ -44,6 +47,19 @@ const withDatabase = (url: string, db: string): string => {
   u.pathname = `/${db}`;
   return u.toString();
 };
+
+/**
+ * The postmaster of the Postgres `admin` talks to, if it is a process of this machine: the parent
+ * of our backend, when /proc shows that backend as a postgres process (a remote server's backend
+ * pid means nothing here, or names some other process).
+ */
+async function localServerPid(admin: pg.Pool): Promise<number | null> {
+  const backend = (await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+  const isPostgres = (pid: number) => { try { return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres'; } catch { return false; } };
+  if (!isPostgres(backend)) return null;
+  const parent = parentOf(backend);
+  return parent !== null && isPostgres(parent) ? parent : null;
+}
 
 export async function resolvePostgres(): Promise<PostgresTarget> {
   let adminUrl: string;
@@ -72,12 +88,13 @@ export async function resolvePostgres(): Promise<PostgresTarget> {
     `SELECT name, setting FROM pg_settings WHERE name = ANY($1) ORDER BY name`,
     [['fsync', 'synchronous_commit', 'wal_level', 'shared_buffers', 'max_connections']]);
   for (const r of shown.rows) settings[r.name] = r.setting;
+  const serverPid = await localServerPid(admin);
   const safe = (name: string) => {
     if (!/^bench_[a-z0-9_]+$/.test(name)) throw new Error(`refusing database name ${name}`);
     return name;
   };
   return {
-    source, version: version!, settings,
+    source, version: version!, settings, serverPid,
     async createDatabase(name) {
       await admin.query(`CREATE DATABASE ${safe(name)}`);
       return withDatabase(adminUrl, name);

@@ -1,7 +1,7 @@
 // Load generation with autocannon: a warm-up run that is thrown away, then the measured run.
 // The running instances are kept so a signal handler can stop them (two may run at once).
 import autocannon from 'autocannon';
-import { treeCpuSeconds } from './cpu.js';
+import { machineBusySeconds, postgresCpuSeconds, treeCpuSeconds } from './cpu.js';
 import { round } from './stats.js';
 
 export interface LoadParams { connections: number; seconds: number; warmupSeconds: number }
@@ -17,6 +17,10 @@ export interface LoadFigures {
   statusCodes: Record<string, number>;
   /** CPU time (user + system) of the measured processes per request answered, in µs (when asked). */
   cpuUsPerReq?: number;
+  /** The same for the local Postgres's processes (when the bench could find them), in µs. */
+  pgCpuUsPerReq?: number;
+  /** Busy time of the whole machine (every process, autocannon included) per request answered, in µs. */
+  boxCpuUsPerReq?: number;
 }
 
 /** A measured run with its wall-clock window and the 2xx answers of warm-up and measured run together. */
@@ -57,7 +61,6 @@ function figuresOf(r: autocannon.Result): LoadFigures {
   };
 }
 
-/** Warm-up (not counted) and measured run, with extra autocannon options (e.g. overallRate). */
 /**
  * Warm-up (not counted) and measured run, with extra autocannon options (e.g. overallRate). With
  * several urls, autocannon spreads the connections over them in turn. With `cpuPids`, the CPU time
@@ -70,9 +73,19 @@ export async function measureTimed(url: string | string[], requests: autocannon.
   if (p.warmupSeconds > 0) total2xx += (await once({ ...base, duration: p.warmupSeconds }))['2xx'];
   const startMs = Date.now();
   const cpu0 = cpuPids.length ? treeCpuSeconds(cpuPids) : 0;
+  const pg0 = postgresCpuSeconds();
+  const box0 = machineBusySeconds();
   const r = await once({ ...base, duration: p.seconds });
   const figures = figuresOf(r);
-  if (cpuPids.length && r.requests.total > 0) figures.cpuUsPerReq = round(((treeCpuSeconds(cpuPids) - cpu0) * 1e6) / r.requests.total, 1);
+  const perReq = (seconds: number) => round((seconds * 1e6) / r.requests.total, 1);
+  // Only for runs that count their server's CPU: a run sharing the machine with another load (the
+  // webhook scenario's two merchants) cannot split Postgres's or the machine's time between them.
+  if (r.requests.total > 0 && cpuPids.length) {
+    figures.cpuUsPerReq = perReq(treeCpuSeconds(cpuPids) - cpu0);
+    const pg1 = postgresCpuSeconds();
+    if (pg0 !== null && pg1 !== null) figures.pgCpuUsPerReq = perReq(pg1 - pg0);
+    if (box0 > 0) figures.boxCpuUsPerReq = perReq(machineBusySeconds() - box0);
+  }
   return { figures, startMs, endMs: Date.now(), total2xx: total2xx + r['2xx'] };
 }
 

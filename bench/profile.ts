@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { killAll } from './children.js';
+import { countPostgres } from './cpu.js';
 import { formatSummary, summarise } from './cpuprofile-top.js';
 import { deleteRedisKeys, resolvePostgres, resolveRedis } from './environment.js';
 import { stopLoad } from './load.js';
@@ -37,16 +38,16 @@ async function runScenario(c: Common): Promise<string> {
   if (scenario === 'create') {
     const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
     const r = (await runServerScenarios({ ...c, workers, load, createOnly: true })).create!;
-    return `create (WORKERS=${workers}, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req`;
+    return `create (WORKERS=${workers}, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req (Postgres ${r.pgCpuUsPerReq ?? '-'}, machine ${r.boxCpuUsPerReq ?? '-'})`;
   }
   if (scenario === 'get') {
     const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
     const r = (await runServerScenarios({ ...c, workers, load, scenarios: { create: false, get: true } })).get!;
-    return `get (WORKERS=${workers}, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req`;
+    return `get (WORKERS=${workers}, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req (Postgres ${r.pgCpuUsPerReq ?? '-'}, machine ${r.boxCpuUsPerReq ?? '-'})`;
   }
   if (scenario === 'get2') {
     const r = (await runMultiProcessGet({ ...c, workers: Number(process.env.BENCH_GET2_WORKERS ?? 1), load })).get;
-    return `get2 (2 processes, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req`;
+    return `get2 (2 processes, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req (Postgres ${r.pgCpuUsPerReq ?? '-'}, machine ${r.boxCpuUsPerReq ?? '-'})`;
   }
   const h = await runWebhookScenario({
     ...c, workers: Number(process.env.BENCH_WEBHOOK_WORKERS ?? 2), load, drainSeconds: 15,
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const before = new Set(readdirSync(dir));
   const pg = await resolvePostgres();
+  countPostgres(pg.serverPid);
   const redis = await resolveRedis();
   const db = `${runId}_prof`;
   const kvPrefix = `bench:${runId}:`;

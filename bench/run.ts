@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { killAll, spawnNode } from './children.js';
+import { countPostgres } from './cpu.js';
 import { deleteRedisKeys, resolvePostgres, resolveRedis, type PostgresTarget } from './environment.js';
 import { measure, stopLoad, type LoadParams } from './load.js';
 import { waitForQuiet } from './quiet.js';
@@ -118,6 +119,7 @@ async function baselineInsert(pg: PostgresTarget): Promise<InsertFigures> {
 async function main(): Promise<void> {
   const pg = await resolvePostgres();
   cleanups.push(() => pg.close());
+  countPostgres(pg.serverPid);
   const redis = await resolveRedis();
   log(`postgres: ${pg.source} (${pg.version}, ${JSON.stringify(pg.settings)})${pg.source === 'embedded' ? ' — embedded Postgres started by the benchmark (no DATABASE_URL, nothing on 127.0.0.1:5432, or BENCH_EMBEDDED=1)' : ''}`);
   log(`redis: ${redis.source}${redis.source === 'in-process' ? ' — no REDIS_URL and nothing on 127.0.0.1:6379: the server uses its in-process KV' : ''}`);
