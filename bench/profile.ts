@@ -11,7 +11,7 @@ import { killAll } from './children.js';
 import { countPostgres } from './cpu.js';
 import { formatSummary, summarise } from './cpuprofile-top.js';
 import { deleteRedisKeys, resolvePostgres, resolveRedis } from './environment.js';
-import { stopLoad } from './load.js';
+import { stopLoad, type LoadFigures } from './load.js';
 import { stopPaced } from './paced-load.js';
 import { runMultiProcessGet, runServerScenarios } from './server-scenarios.js';
 import { runWebhookScenario } from './webhook-scenario.js';
@@ -34,20 +34,24 @@ const stopAll = () => { stopLoad(); stopPaced(); killAll(); };
 
 type Common = { databaseUrl: string; redisUrl: string | null; kvPrefix: string; dataDir: string; nodeArgs: string[] };
 
+const describe = (what: string, r: LoadFigures): string =>
+  `${what}: ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, ` +
+  `CPU ${r.cpuUsPerReq} µs/req (Postgres ${r.pgCpuUsPerReq ?? '-'}, machine ${r.boxCpuUsPerReq ?? '-'})`;
+
 async function runScenario(c: Common): Promise<string> {
   if (scenario === 'create') {
     const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
     const r = (await runServerScenarios({ ...c, workers, load, createOnly: true })).create!;
-    return `create (WORKERS=${workers}, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req (Postgres ${r.pgCpuUsPerReq ?? '-'}, machine ${r.boxCpuUsPerReq ?? '-'})`;
+    return describe(`create (WORKERS=${workers}, profiled)`, r);
   }
   if (scenario === 'get') {
     const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
     const r = (await runServerScenarios({ ...c, workers, load, scenarios: { create: false, get: true } })).get!;
-    return `get (WORKERS=${workers}, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req (Postgres ${r.pgCpuUsPerReq ?? '-'}, machine ${r.boxCpuUsPerReq ?? '-'})`;
+    return describe(`get (WORKERS=${workers}, profiled)`, r);
   }
   if (scenario === 'get2') {
     const r = (await runMultiProcessGet({ ...c, workers: Number(process.env.BENCH_GET2_WORKERS ?? 1), load })).get;
-    return `get2 (2 processes, profiled): ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, CPU ${r.cpuUsPerReq} µs/req (Postgres ${r.pgCpuUsPerReq ?? '-'}, machine ${r.boxCpuUsPerReq ?? '-'})`;
+    return describe('get2 (2 processes, profiled)', r);
   }
   const h = await runWebhookScenario({
     ...c, workers: Number(process.env.BENCH_WEBHOOK_WORKERS ?? 2), load, drainSeconds: 15,

@@ -113,7 +113,6 @@ function writeAll(fd: number, s: string): void {
   }
 }
 
-
 /** One access-log entry: fixed fields, none of them secret (the route pattern, never the path). */
 export interface AccessEntry {
   method: string; route: string; status: number; ms: number; requestId: string;

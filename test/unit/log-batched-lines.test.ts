@@ -57,3 +57,17 @@ t.test('access lines are the lines pino writes for the same entry, batched', asy
   const noTime = (l: string) => l.replace(/"time":\d+,/, '');
   for (let i = 0; i < entries.length; i++) t.equal(noTime(ours[i]), noTime(viaPino[i].trimEnd()), `entry ${i}: byte for byte as pino, but the time`);
 });
+
+t.test('hostile text in an access entry still makes one valid JSON line that reads back as sent', async (t) => {
+  const writes: string[] = [];
+  const lines = accessLines(new BatchedLines(1, 3584, (_fd, s) => { writes.push(s); }));
+  const e: AccessEntry = {
+    method: 'GET\u0000\n{"level":60}', route: 'unmatched', status: 404, ms: 0.1, requestId: 'req_\ud800', reason: '__proto__ \udfff"\\', merchantId: '\u2029',
+  };
+  lines(e);
+  await nextTurn();
+  t.equal(writes.length, 1);
+  t.equal(writes[0].split('\n').length, 2, 'one line: a newline in a field stays escaped');
+  const back = JSON.parse(writes[0]);
+  t.match(back, { level: 30, msg: 'request', method: e.method, requestId: e.requestId, reason: e.reason, merchantId: e.merchantId });
+});
