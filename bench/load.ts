@@ -66,7 +66,7 @@ function figuresOf(r: autocannon.Result): LoadFigures {
  * several urls, autocannon spreads the connections over them in turn. With `cpuPids`, the CPU time
  * of those process trees during the measured run is divided by the requests answered.
  */
-export async function measureTimed(url: string | string[], requests: autocannon.Request[], p: LoadParams,
+export async function measureTimed(url: string | string[], requests: autocannon.Request[] | undefined, p: LoadParams,
   extra: Partial<autocannon.Options> = {}, cpuPids: number[] = []): Promise<TimedFigures> {
   const base = { url, connections: p.connections, timeout: 10, requests, ...extra };
   let total2xx = 0;
