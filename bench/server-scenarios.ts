@@ -167,14 +167,13 @@ export function directRequest(key: string, tag: string): autocannon.Request {
   };
 }
 
-/** GET of 100 existing payments in turn (`next` is shared by every connection). */
 /**
  * GET /api/v2/payments/{id} over existing payments, one id per connection: connection i reads
  * payment i from server i mod n, so the reads that meet in one statement are of distinct ids, as
  * with many clients. Each connection's request is fixed, so autocannon builds it once, as for the
  * hello baseline; a per-request `setupRequest` makes autocannon rebuild it from its whole option
  * set on every send, which cost it about 15 µs of CPU per request on 2 cores, taken from the
- * servers (2026-11-26: two processes 15.2k → 22.5k req/s).
+ * servers (2026-11-26, two processes on one database: 0.18× → 0.34× hello).
  */
 function measureGets(bases: string[], key: string, ids: string[], load: LoadParams, pids: number[]): Promise<LoadFigures> {
   const urls = Array.from({ length: load.connections }, (_, i) => `${bases[i % bases.length]}/api/v2/payments/${ids[i % ids.length]}`);
