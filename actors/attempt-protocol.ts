@@ -9,7 +9,7 @@ import { failpoint } from '../src/failpoints.js';
 import { withDeadline } from '../src/deadline.js';
 import type { Connector, ConnectorRequest, ConnectorResult } from '../src/connectors/types.js';
 import type { AttemptStart } from '../src/store/attempts-repo.js';
-import type { ActorContext } from './context.js';
+import { markCommitted, type ActorContext } from './context.js';
 
 export interface AttemptPlan<R = ConnectorResult> {
   operation: string;
@@ -41,6 +41,7 @@ export async function startAttempt<R = ConnectorResult>(
     id: attemptId, operation: plan.operation, connector: connector.name, amount: plan.amount, currency: plan.currency, context: plan.context,
   });
   if (!recorded) return { kind: 'conflict' };
+  markCommitted(ctx);
   failpoint('after-attempt-recorded');
   const request: ConnectorRequest = {
     attemptId, paymentId: target.id, amount: plan.amount, currency: plan.currency, livemode: target.livemode, baseUrl: ctx.publicBaseUrl,

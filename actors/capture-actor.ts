@@ -9,11 +9,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CAPTURE_OPERATION, transition, VOID_OPERATION, type Payment, type TransitionErrorCode } from '../src/domain/payment.js';
 import type { CaptureResult, UnknownAttempt } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
-import { abandonAttempt, beginPaymentAttempt, type Attempt } from '../src/store/attempts-repo.js';
+import { abandonAttempt, beginKeyedPaymentAttempt, beginPaymentAttempt, findAttemptByKey, type Attempt, type AttemptKey } from '../src/store/attempts-repo.js';
 import { findPayment, type AttemptSettlement } from '../src/store/payments-repo.js';
 import { chargeRefOf } from '../src/store/refunds-repo.js';
 import { startAttempt } from './attempt-protocol.js';
-import { MAX_CONFLICT_RETRIES, remember, type ActorContext } from './context.js';
+import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, Failed, ReplyOf } from './protocol.js';
 
 type HoldReply = ReplyOf<'payment.capture'>;
@@ -48,9 +48,9 @@ function refused(cmd: HoldCommand, r: Exclude<CaptureResult, { kind: 'succeeded'
  * it was. On a version conflict the payment is reloaded; if it no longer names the attempt, the
  * answer was recorded by someone else (recovery, with the bank's same answer) and is answered so.
  */
-async function settle(ctx: ActorContext, cur: Payment | null, attemptId: string, cmd: HoldCommand, r: CaptureResult | UnknownAttempt): Promise<HoldReply> {
+async function settle(ctx: ActorContext, cur: Payment | null, attemptId: string, cmd: HoldCommand, r: CaptureResult | UnknownAttempt, requestId: string | null = null): Promise<HoldReply> {
   for (let i = 0; cur && i <= MAX_CONFLICT_RETRIES; i++) {
-    if (cur.pendingAttempt !== attemptId) return r.kind === 'succeeded' ? { ok: true, payment: cur, replayed: false } : refused(cmd, r);
+    if (cur.pendingAttempt !== attemptId) return r.kind === 'succeeded' ? { ok: true, payment: cur, replayed: false, requestId } : refused(cmd, r);
     const now = ctx.now();
     let next: Payment = { ...cur, pendingAttempt: null, version: cur.version + 1 };
     let events: string[] = [];
@@ -68,37 +68,62 @@ async function settle(ctx: ActorContext, cur: Payment | null, attemptId: string,
     if (deliveries !== null) {
       remember(ctx.payments.cache, next.id, next, now);
       if (deliveries > 0) ctx.onDeliveries?.();
-      return r.kind === 'succeeded' ? { ok: true, payment: next, replayed: false } : refused(cmd, r);
+      return r.kind === 'succeeded' ? { ok: true, payment: next, replayed: false, requestId } : refused(cmd, r);
     }
     cur = await findPayment(ctx.db, cur.id);
   }
   return cur ? persisted() : failed(fail('payment_not_found', 'id'));
 }
 
+/** The answer of a key whose attempt has its outcome: the change it made (the payment as it stands), or the bank's refusal. */
+function answerOfKey(p: Payment, cmd: HoldCommand, a: Attempt): HoldReply {
+  if (a.status === 'succeeded') return { ok: true, payment: p, replayed: true, requestId: a.requestId ?? null };
+  const r = a.result as Exclude<CaptureResult, { kind: 'succeeded' }> | UnknownAttempt | null;
+  return r && typeof r === 'object' && 'kind' in r ? refused(cmd, r) : failed(fail(cmd.type === 'capture' ? 'capture_failed' : 'cancel_failed'));
+}
+
 /** Steps 1-3 for a capture or a void, waiting a little for an attempt of this payment in flight elsewhere. */
-async function run(ctx: ActorContext, id: string, cmd: HoldCommand): Promise<HoldReply> {
+async function run(ctx: ActorContext, id: string, cmd: HoldCommand, key: AttemptKey | undefined): Promise<HoldReply> {
   const waitUntil = ctx.now() + HOLD_WAIT_MS;
   let conflicts = 0;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
     const p = await findPayment(ctx.db, id);
     if (!p) return failed(fail('payment_not_found', 'id'));
-    // The pure machine decides first: the wrong state or amount is refused with nothing recorded.
+    // The key before any rule: an attempt already started with it is the answer. Read after the
+    // payment, so that an attempt whose effect the payment shows is surely found (it committed first).
+    const prior = key ? await findAttemptByKey(ctx.db, key.scope) : null;
+    if (prior) {
+      if (prior.requestHash !== key!.hash || prior.aggregateId !== id) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
+      markCommitted(ctx); // the key holds an attempt: no later failure may say "nothing happened"
+      if (prior.status !== 'started') return answerOfKey(p, cmd, prior);
+      // The key's first request is still running (here or in another process), or awaits recovery.
+      if (ctx.now() + pause > waitUntil) return failed({ ...fail('idempotency_key_in_use'), retryAfterSeconds: 1 });
+      await sleep(pause);
+      continue;
+    }
+    // The pure machine decides next: the wrong state or amount is refused with nothing recorded.
     const planned = transition(p, cmd, ctx.now());
     if (!planned.ok) return refusal(planned.code);
     if (!p.pendingAttempt) {
       const amount = cmd.type === 'capture' ? cmd.amount ?? p.amount : p.amount;
       const authRef = await chargeRefOf(ctx.db, p.id);
+      let keyTaken = false;
       const started = await startAttempt<CaptureResult>(ctx, p, {
         operation: cmd.type === 'capture' ? CAPTURE_OPERATION : VOID_OPERATION, amount, currency: p.currency,
         context: { amount, authorized: p.amount, expired: cmd.type === 'void' && cmd.expired === true },
         call: (c, request) => (cmd.type === 'capture' ? c.capture(request, authRef, p.amount) : c.void(request, authRef)),
-      }, (version, start) => beginPaymentAttempt(ctx.db, id, version, start));
+      }, async (version, start) => {
+        if (!key) return beginPaymentAttempt(ctx.db, id, version, start);
+        const begun = await beginKeyedPaymentAttempt(ctx.db, id, version, start, key);
+        keyTaken = begun === 'key_taken';
+        return begun === 'started';
+      });
       if (started.kind === 'no_answer') return failed({ ...fail('outcome_unknown'), retryAfterSeconds: 2 });
       if (started.kind === 'answered') {
-        return settle(ctx, { ...p, version: p.version + 1, pendingAttempt: started.attemptId }, started.attemptId, cmd, started.result);
+        return settle(ctx, { ...p, version: p.version + 1, pendingAttempt: started.attemptId }, started.attemptId, cmd, started.result, key?.requestId ?? null);
       }
-      // Lost the version race: decide again from what is now committed.
-      if (++conflicts > MAX_CONFLICT_RETRIES) return persisted();
+      // Lost the version race (or the key): decide again from what is now committed.
+      if (!keyTaken && ++conflicts > MAX_CONFLICT_RETRIES) return persisted();
       continue;
     }
     // Another attempt of this payment is in flight (a racing capture or cancel in another process, or
@@ -109,11 +134,11 @@ async function run(ctx: ActorContext, id: string, cmd: HoldCommand): Promise<Hol
 }
 
 export function handleCapture(ctx: ActorContext, m: CommandOf<'payment.capture'>): Promise<HoldReply> {
-  return run(ctx, m.id, m.amount === null ? { type: 'capture' } : { type: 'capture', amount: m.amount });
+  return run(ctx, m.id, m.amount === null ? { type: 'capture' } : { type: 'capture', amount: m.amount }, m.key);
 }
 
 export function handleVoid(ctx: ActorContext, m: CommandOf<'payment.void'>): Promise<ReplyOf<'payment.void'>> {
-  return run(ctx, m.id, { type: 'void', expired: m.expired });
+  return run(ctx, m.id, { type: 'void', expired: m.expired }, m.key);
 }
 
 /** The command a recorded capture or void attempt stands for (from its stored context). */

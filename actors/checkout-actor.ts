@@ -143,7 +143,9 @@ async function attempt(ctx: ActorContext, id: string, plan: Planner, extraRefusa
     if (run.kind === 'conflict') continue;
     if (run.kind === 'no_answer') return failed({ ...fail('outcome_unknown'), retryAfterSeconds: 2 });
     const started: PaymentWithCheckout = { ...cur!, payment: { ...cur!.payment, version: cur!.payment.version + 1, pendingAttempt: run.attemptId } };
-    return settle(ctx, started, run.attemptId, p.context, run.result);
+    const done = await settle(ctx, started, run.attemptId, p.context, run.result);
+    const referenced = settlementOf(run.attemptId, run.result).status !== 'failed';
+    return done.ok ? { ...done, bankReference: referenced ? run.attemptId : null } : done;
   }
   return persisted();
 }

@@ -42,6 +42,19 @@ export interface ActorContext {
   payments: PaymentStore;
   /** The Idempotency-Key replay cache, when this worker reaches the shared store (Redis). */
   replays?: ReplayCache | null;
+  /**
+   * What the command being run has done so far (the shard gives each command its own): once any of
+   * it has committed, or its key was found holding an object, a later failure is answered as an
+   * unknown outcome, never as "nothing committed" (DESIGN invariant 11).
+   */
+  progress?: CommandProgress;
+}
+
+export interface CommandProgress { committed: boolean }
+
+/** Records that the running command has committed something (an attempt, a row) or found its key taken. */
+export function markCommitted(ctx: ActorContext): void {
+  if (ctx.progress) ctx.progress.committed = true;
 }
 
 export function remember<S>(cache: StateCache<S>, id: string, state: S, now: number): void {

@@ -6,12 +6,13 @@ import { toMerchantPayment } from '../src/api/merchant-payment-view.js';
 import { createPayment, transition } from '../src/domain/payment.js';
 import { findPayment } from '../src/store/payments-repo.js';
 import { failpoint } from '../src/failpoints.js';
-import { MAX_CONFLICT_RETRIES, remember, type ActorContext } from './context.js';
+import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, ReplyOf } from './protocol.js';
 
 export async function handleCreate(ctx: ActorContext, m: CommandOf<'payment.create'>): Promise<ReplyOf<'payment.create'>> {
   const payment = createPayment(m.input, m.ctx, ctx.now());
   const out = await ctx.payments.creates.submit(payment);
+  markCommitted(ctx); // the payment exists now (made here, or found under the key)
   failpoint('after-create-commit');
   if (out.kind === 'existing' && out.payment.requestHash !== m.ctx.requestHash) {
     return { ok: false, failure: fail('idempotency_conflict', 'Idempotency-Key') };

@@ -12,16 +12,17 @@ import { fail, type ApiFailure } from '../src/errors.js';
 import { abandonAttempt, type Attempt } from '../src/store/attempts-repo.js';
 import { beginPayout, findPayout, findPayoutByKey, settlePayout } from '../src/store/payouts-repo.js';
 import { startAttempt } from './attempt-protocol.js';
-import { MAX_CONFLICT_RETRIES, type ActorContext } from './context.js';
+import { MAX_CONFLICT_RETRIES, markCommitted, type ActorContext } from './context.js';
 import type { CommandOf, Failed, PayoutRequest, ReplyOf } from './protocol.js';
 
 type PayoutReply = ReplyOf<'payout.create'>;
 
-/** How long a request waits for a payout with its key that is in flight elsewhere before answering 503. */
+/** How long a request waits for a payout with its key that is in flight elsewhere before answering 409 idempotency_key_in_use. */
 export const PAYOUT_WAIT_MS = 3_000;
 
 const failed = (f: ApiFailure): Failed => ({ ok: false, failure: f });
 const unknown = (): Failed => failed({ ...fail('outcome_unknown'), retryAfterSeconds: 2 });
+const inProgress = (): Failed => failed({ ...fail('idempotency_key_in_use'), retryAfterSeconds: 1 });
 
 /** The attempt's status and the payout's command for a bank answer. */
 function commandOf(res: PayoutResult | { kind: 'unknown_attempt' }): { cmd: PayoutCommand; attempt: 'succeeded' | 'failed' | 'abandoned' } {
@@ -62,10 +63,13 @@ export async function handlePayoutCreate(ctx: ActorContext, m: CommandOf<'payout
     // A payout already made with this key is answered as it stands (Postgres is the arbiter).
     const prior = q.idempotencyKey ? await findPayoutByKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey) : null;
     if (prior && prior.requestHash !== q.requestHash) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
+    // The key holds a payout: whatever fails from here on, this request's answer is not "nothing happened".
+    if (prior) markCommitted(ctx);
     if (prior && prior.status !== 'pending') return { ok: true, payout: prior, replayed: true };
     if (prior) {
-      // In flight in another process, or awaiting recovery: wait a little for its outcome.
-      if (ctx.now() + pause > waitUntil) return unknown();
+      // In flight in another process, or awaiting recovery: wait a little for its outcome, then
+      // tell the client the key's request is still running (retry the same key later).
+      if (ctx.now() + pause > waitUntil) return inProgress();
       await sleep(pause);
       continue;
     }

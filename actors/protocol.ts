@@ -9,6 +9,7 @@ import type { CheckedCard } from '../src/domain/card.js';
 import type { RedirectWallet } from '../src/domain/methods.js';
 import type { WebhookConfig } from '../src/config.js';
 import type { DbTimeouts } from '../src/store/db.js';
+import type { AttemptKey } from '../src/store/attempts-repo.js';
 import type { Link, LinkCreateContext, NewLink } from '../src/domain/link.js';
 import type { MetricsJson } from './worker-metrics.js';
 import type { FeeSettings } from '../src/domain/money.js';
@@ -38,8 +39,10 @@ export type PaymentMessage =
  * attempt protocol (actors/capture-actor.ts). `expired`: the expiry sweep voids a lapsed hold.
  */
 export type HoldMessage =
-  | { kind: 'payment.capture'; id: string; amount: number | null }
-  | { kind: 'payment.void'; id: string; expired: boolean };
+  | { kind: 'payment.capture'; id: string; amount: number | null; key?: AttemptKey }
+  | { kind: 'payment.void'; id: string; expired: boolean; key?: AttemptKey };
+/** A capture or cancel's answer: the payment as it stands, and the request that made the change (a key's first request, on a replay). */
+export interface HoldResult { payment: Payment; replayed: boolean; requestId: string | null }
 
 /** The checkout of a payment (addressed by the payment's id): every acquirer call goes through here. */
 export type CheckoutMessage =
@@ -81,7 +84,8 @@ export interface PayoutRequest {
   metadata: Record<string, string>;
   requestId: string; idempotencyKey: string | null; requestHash: string | null;
 }
-export type PayoutMessage = { kind: 'payout.create'; id: string; request: PayoutRequest };
+/** `mailbox`: the key's scope when the payout has an Idempotency-Key (same-key payouts run one after another). */
+export type PayoutMessage = { kind: 'payout.create'; id: string; request: PayoutRequest; mailbox?: string };
 export interface PayoutResultMsg { payout: Payout_; replayed: boolean }
 
 export type Command = PaymentMessage | HoldMessage | CheckoutMessage | AttemptMessage | LinkMessage | RefundMessage | PayoutMessage;
@@ -103,15 +107,19 @@ export interface PaymentResult { payment: Payment; replayed: boolean }
  * itself is not copied across the threads); `cached`: the worker wrote them to the replay cache.
  */
 export interface AnsweredCreate { replayed: boolean; answer: StoredAnswer; cached: boolean }
-export interface CheckoutResult { payment: Payment; checkout: CheckoutState; replayed: boolean }
+/**
+ * `bankReference`: the id of the acquirer attempt this command made, when the bank accepted it or
+ * asked for an action (the gateway's connector_transaction_id), so the answer needs no read after it.
+ */
+export interface CheckoutResult { payment: Payment; checkout: CheckoutState; replayed: boolean; bankReference?: string | null }
 export interface RecoverResult { attemptId: string; outcome: 'settled' | 'abandoned' | 'already_settled' }
 
 /** The result each command's reply carries when it succeeds. */
 export interface Results {
   'payment.create': PaymentResult | AnsweredCreate;
   'payment.apply': PaymentResult;
-  'payment.capture': PaymentResult;
-  'payment.void': PaymentResult;
+  'payment.capture': HoldResult;
+  'payment.void': HoldResult;
   'checkout.pay': CheckoutResult;
   'checkout.submit': CheckoutResult;
   'checkout.callback': CheckoutResult;

@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { prefixedId } from '../src/domain/ids.js';
 import { transition, type Payment } from '../src/domain/payment.js';
-import { planRefund, REFUND_OPERATION, type Refund } from '../src/domain/refund.js';
+import { planRefund, REFUND_OPERATION, remainingOf, type Refund } from '../src/domain/refund.js';
 import type { RefundResult } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
 import type { Attempt } from '../src/store/attempts-repo.js';
@@ -15,7 +15,7 @@ import { abandonAttempt } from '../src/store/attempts-repo.js';
 import { findPayment } from '../src/store/payments-repo.js';
 import { beginRefund, chargeRefOf, dropRefund, findRefundByAttempt, findRefundByKey, refundSupported, settleRefund } from '../src/store/refunds-repo.js';
 import { startAttempt } from './attempt-protocol.js';
-import { MAX_CONFLICT_RETRIES, remember, type ActorContext } from './context.js';
+import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, Failed, ReplyOf, RefundRequest } from './protocol.js';
 
 type RefundReply = ReplyOf<'payment.refund'>;
@@ -29,6 +29,12 @@ export const FOREIGN_ATTEMPT_WAIT_MS = 3_000;
 
 const failed = (f: ApiFailure): Failed => ({ ok: false, failure: f });
 const persisted = (): Failed => failed(fail('service_unavailable', null, 'version conflict persisted'));
+
+/** An amount over what is left: the refusal names the remaining amount (the gateway shows it as fields too). */
+const overRemaining = (p: Payment): ApiFailure => {
+  const remaining = remainingOf(p);
+  return { ...fail('refund_amount_invalid', 'amount', `${remaining} ${p.currency} remaining`), extra: { remaining, currency: p.currency } };
+};
 
 /** The answer for a refund whose bank answer is recorded. */
 async function answerFor(ctx: ActorContext, r: Refund, replayed: boolean): Promise<RefundReply> {
@@ -100,15 +106,18 @@ export async function handleRefund(ctx: ActorContext, m: CommandOf<'payment.refu
   const waitUntil = ctx.now() + FOREIGN_ATTEMPT_WAIT_MS;
   let conflicts = 0;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    // A refund already made with this key is answered as it stands (Postgres is the arbiter).
-    const prior = q.idempotencyKey ? await findRefundByKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey) : null;
-    if (prior && (prior.requestHash !== q.requestHash || prior.paymentId !== m.id)) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
-    if (prior && prior.status !== 'pending') return answerFor(ctx, prior, true);
     const p = await findPayment(ctx.db, m.id);
     if (!p || p.merchantId !== q.merchantId || p.livemode !== q.livemode) return failed(fail('payment_not_found', 'id'));
-    const plan = planRefund(p, q.amount);
-    if (!plan.ok) return failed(fail(plan.code, plan.code === 'refund_amount_invalid' ? 'amount' : null));
-    if (!prior && !p.pendingAttempt) {
+    // The key before any rule: a refund already made with it is the answer (Postgres is the
+    // arbiter). Read after the payment, so that a refund whose effect the payment already shows
+    // (committed by another process) is surely found here: its row commits with or before it.
+    const prior = q.idempotencyKey ? await findRefundByKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey) : null;
+    if (prior && (prior.requestHash !== q.requestHash || prior.paymentId !== m.id)) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
+    if (prior) markCommitted(ctx); // the key holds a refund: no later failure may say "nothing happened"
+    if (prior && prior.status !== 'pending') return answerFor(ctx, prior, true);
+    const plan = prior ? null : planRefund(p, q.amount);
+    if (plan && !plan.ok) return failed(plan.code === 'refund_amount_invalid' ? overRemaining(p) : fail(plan.code));
+    if (plan && !p.pendingAttempt) {
       if (!(await refundSupported(ctx.db, p.id, ctx.connectors(p.livemode).name))) return failed(fail('refund_not_supported'));
       let refund: Refund | null = null;
       let keyTaken = false;

@@ -7,6 +7,7 @@ import type { Logger } from '../src/log.js';
 import { claimDuePayments, claimLapsedAuthorizations, releaseOldIdempotencyKeys } from '../src/store/payments-repo.js';
 import { releaseOldLinkIdempotencyKeys } from '../src/store/links-repo.js';
 import { releaseOldRefundKeys } from '../src/store/refunds-repo.js';
+import { releaseOldAttemptKeys } from '../src/store/attempts-repo.js';
 import { releaseOldPayoutKeys } from '../src/store/payouts-repo.js';
 import type { Dispatcher } from './dispatcher.js';
 import { startPeriodic, type Periodic } from './periodic.js';
@@ -40,6 +41,7 @@ export function startScheduler(db: pg.Pool, dispatcher: Dispatcher, pollMs: numb
       await releaseOldIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS);
       await releaseOldLinkIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS);
       await releaseOldRefundKeys(db, IDEMPOTENCY_TTL_SECONDS);
+      await releaseOldAttemptKeys(db, IDEMPOTENCY_TTL_SECONDS);
       await releaseOldPayoutKeys(db, IDEMPOTENCY_TTL_SECONDS);
     }
     return expired;

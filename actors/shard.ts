@@ -15,12 +15,34 @@ import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { onWebhookWake } from './webhook-wakeup.js';
 import { GroupWriter } from './group-writer.js';
 import { workerMetrics } from './worker-metrics.js';
-import { passivate, type ActorContext } from './context.js';
+import { passivate, type ActorContext, type CommandProgress } from './context.js';
 import type { Handlers } from './handlers.js';
-import { mailboxOf, type Command, type FromWorker, type Reply, type ToWorker, type WorkerInit } from './protocol.js';
+import { mailboxOf, type Command, type Failed, type FromWorker, type Reply, type ToWorker, type WorkerInit } from './protocol.js';
 
 const IDLE_MS = 30_000;
 const MAX_ACTORS = 10_000;
+
+/**
+ * A command's reply as the client may trust it: "nothing committed" (service_unavailable) only when
+ * the command committed nothing. Once it has (an attempt recorded, a bank call made, a row written,
+ * or its key found holding an object), the failure is an unknown outcome: retry with the same key.
+ */
+export function answerOf(reply: Reply, progress: CommandProgress): Reply {
+  if (reply.ok || reply.failure.code !== 'service_unavailable' || !progress.committed) return reply;
+  return { ok: false, failure: { ...fail('outcome_unknown'), retryAfterSeconds: reply.failure.retryAfterSeconds ?? 1 } };
+}
+
+/**
+ * The reply for an error thrown past the handler. It is "nothing committed" only when the command
+ * had committed nothing before and the failing statement surely did not commit (no connection
+ * could be made, or Postgres refused it); otherwise (a connection broken mid-statement, a timeout,
+ * or an earlier step committed) the outcome is unknown: the client retries with the same key, and
+ * version checks, idempotency keys and recovery make that safe.
+ */
+export function failureOf(err: unknown, progress: CommandProgress): Failed {
+  const nothing = !progress.committed && (neverSent(err) || rolledBack(err));
+  return { ok: false, failure: { ...fail(nothing ? 'service_unavailable' : 'outcome_unknown'), retryAfterSeconds: 1 } };
+}
 
 export async function serveShard(port: MessagePort, init: WorkerInit, handlers: Handlers): Promise<string> {
   const execute = (ctx: ActorContext, cmd: Command): Promise<Reply> =>
@@ -75,17 +97,14 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
       if (msg.t === 'cmd') {
         const { rid, cmd } = msg;
         const pushed = mailbox.push(mailboxOf(cmd), async () => {
+          // Each command gets its own record of what it has committed (see answerOf).
+          const own: ActorContext = { ...ctx, progress: { committed: false } };
           let reply: Reply;
           try {
-            reply = await execute(ctx, cmd);
+            reply = answerOf(await execute(own, cmd), own.progress!);
           } catch (err) {
-            // Thrown past the handler. When the statement surely did not commit (no connection could
-            // be made, or Postgres refused it), the answer is a plain 503; otherwise (a connection
-            // broken mid-statement, a timeout) whether the change committed is not known here: the
-            // client retries, and version checks, idempotency keys and recovery make that safe.
-            const known = neverSent(err) || rolledBack(err);
-            log.error({ err, kind: cmd.kind, id: cmd.id }, known ? 'command failed before anything committed' : 'command failed with an unknown outcome');
-            reply = { ok: false, failure: { ...fail(known ? 'service_unavailable' : 'outcome_unknown'), retryAfterSeconds: 1 } };
+            reply = failureOf(err, own.progress!);
+            log.error({ err, kind: cmd.kind, id: cmd.id }, reply.failure.code === 'service_unavailable' ? 'command failed before anything committed' : 'command failed with an unknown outcome');
           }
           processed++;
           send({ t: 'reply', rid, reply });

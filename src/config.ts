@@ -48,6 +48,8 @@ export interface Config {
   db: { statementMs: number; queryMs: number; connectMs: number; keepAliveMs: number };
   /** How long the front end waits for an actor's reply before answering 503. */
   actorDeadlineMs: number;
+  /** Every request is answered within this (503 deadline_exceeded past it): pool waits, statements and actor time together. */
+  requestDeadlineMs: number;
   /** Upper bound of a graceful shutdown; what is not done by then is abandoned (and logged). */
   shutdownTimeoutMs: number;
   logLevel: string;
@@ -160,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       keepAliveMs: int(env, 'PG_KEEPALIVE_MS', 10_000, 0),
     },
     actorDeadlineMs: int(env, 'ACTOR_DEADLINE_MS', 8_000, 1),
+    requestDeadlineMs: int(env, 'REQUEST_DEADLINE_MS', 10_000, 10),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 25_000, 100),
     logLevel: env.LOG_LEVEL || 'info',
     accessLog: flag(env, 'ACCESS_LOG', true),

@@ -114,7 +114,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     auth: new Authenticator(db, config.authCacheMs),
     idempotency: new Idempotency(kv, () => { metrics.kvFailOpen.inc(); }),
   };
-  const app = buildApp(allRoutes, services);
+  const { app, stop: stopApp } = buildApp(allRoutes, services);
   const listening = await listen(app, config.host, config.port);
   const scheduler = startScheduler(db, dispatcher, config.expiryPollMs, log);
   const recovery = startRecovery(db, dispatcher, { afterMs: config.attemptRecoveryAfterMs, pollMs: config.attemptRecoveryPollMs }, log);
@@ -162,6 +162,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       await step('listener', () => listener?.stop() ?? Promise.resolve(), 0.2);
       await step('webhooks', () => services.webhooks.stop(), 0.3);
       (app as unknown as { close?: () => void }).close?.();
+      stopApp();
       await step('postgres pool', () => db.end(), 0.5);
       await step('key-value store', () => kv.close(), 0.5);
       if (embedded) await step('embedded postgres', () => embedded!.stop(), 1);

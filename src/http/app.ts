@@ -2,6 +2,7 @@
 // (body limit, JSON parsing, auth, rate limit) and answers anything unknown in the envelope of
 // the API the path belongs to.
 import uWS from 'uWebSockets.js';
+import { RequestDeadlines } from './request-deadline.js';
 import { isCleanString, parseJsonBody } from '../api/json-input.js';
 import { isCheckoutId } from '../domain/ids.js';
 import { fail, isFailure, type ApiFailure } from '../errors.js';
@@ -181,11 +182,17 @@ function paramCount(pattern: string): number {
   return pattern.split('/').filter((p) => p.startsWith(':')).length;
 }
 
-export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
+/** The app, and `stop` for what it runs besides the listener (the request-deadline sweep). */
+export function buildApp(routes: Route[], s: Services): { app: uWS.TemplatedApp; stop(): void } {
   const app = uWS.App();
   setBodyMemoryLimit(s.config.bodyMemoryLimitBytes);
   const accessLog = s.accessLog;
+  const deadlines = new RequestDeadlines(s.config.requestDeadlineMs, (ctx) => {
+    s.log.warn({ requestId: ctx.requestId, route: ctx.route, ms: s.config.requestDeadlineMs }, 'request past its deadline: answered 503 deadline_exceeded, its late answer dropped');
+    sendFailure(ctx, { ...fail('deadline_exceeded', null, `${s.config.requestDeadlineMs} ms`), retryAfterSeconds: 1 });
+  });
   observeSent((ctx) => {
+    deadlines.settled(ctx);
     const seconds = (performance.now() - ctx.startedAt) / 1000;
     s.metrics.observe(ctx.route, ctx.method, ctx.status, seconds);
     // After the answer is written: one line per request, route pattern only (never the path, the
@@ -217,6 +224,7 @@ export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
         return;
       }
       const client = isPublicRoute(route) ? clientAddress(res, req, s.config.clientIpHeader) : null;
+      deadlines.watch(ctx);
       run(ctx, route, s, client).catch(onUnhandled(ctx, s, pattern));
     });
   }
@@ -227,7 +235,7 @@ export function buildApp(routes: Route[], s: Services): uWS.TemplatedApp {
     ctx.extraHeaders.push(['X-Request-Id', ctx.requestId]);
     answerUnrouted(ctx, s, fail('route_not_found', null, `${ctx.method} ${path.slice(0, 200)}`)).catch(onUnhandled(ctx, s, 'unmatched'));
   });
-  return app;
+  return { app, stop: () => deadlines.close() };
 }
 
 export interface Listening { port: number; close(): void }

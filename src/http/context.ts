@@ -38,6 +38,11 @@ export interface Ctx {
   bodyRead?: Promise<BodyResult>;
   /** Turns a read in progress into a drain: nothing more is kept, the read resolves 'discarded' when the body ends. */
   discardBody?: () => void;
+  /**
+   * Something of this request has committed (or its Idempotency-Key was found holding an object):
+   * from then on no failure is answered as "nothing committed" (sendFailure turns it into outcome_unknown).
+   */
+  committed?: boolean;
 }
 
 /** Request headers the engine reads; copied eagerly because uWS's request dies at the first await. */

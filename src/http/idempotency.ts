@@ -12,7 +12,7 @@ export { IDEMPOTENCY_TTL_MS, type StoredAnswer } from '../store/replay-cache.js'
 const KEY_RE = /^[\x21-\x7e]{1,255}$/;
 
 /** What a key creates; each kind has its own keys (and its own unique index in Postgres). */
-export type IdempotentKind = 'payment' | 'refund' | 'link' | 'payout' | 'session';
+export type IdempotentKind = 'payment' | 'refund' | 'link' | 'payout' | 'session' | 'capture' | 'cancel';
 
 export const validIdempotencyKey = (k: string): boolean => KEY_RE.test(k);
 

@@ -17,10 +17,7 @@ export type { StoredAnswer };
 /** The Idempotency-Key of a create, its scope (merchant, mode, kind, key) and the hash of what the request asks for. */
 export interface IdempotencyOf { key: string | null; scope: string; hash: string }
 
-export interface IdempotentRequest extends IdempotencyOf {
-  /** No longer called: the actor's insert finds the committed row. Kept so that routes written against the earlier step still compile. */
-  committed?(): Promise<(StoredAnswer & { hash: string }) | null>;
-}
+export type IdempotentRequest = IdempotencyOf;
 
 /** Reads and checks the Idempotency-Key header once for every create: the key, its scope and the request hash, or the 400. */
 export function idempotencyOf(ctx: Ctx, owner: { merchantId: string; livemode: boolean }, kind: IdempotentKind, path: string, body: unknown): IdempotencyOf | ApiFailure {

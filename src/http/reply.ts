@@ -2,7 +2,7 @@
 //   merchant API and internal: {error: {type, code, message, param}, request_id}
 //   gateway API:               {error: {code, message}} with the code in upper case; every 400/422
 //                              is 400 VALIDATION_ERROR with the specific code in `reason`
-import { ERRORS, messageFor, type ApiFailure } from '../errors.js';
+import { ERRORS, fail, messageFor, type ApiFailure } from '../errors.js';
 import { send, sendJson, type Ctx } from './context.js';
 
 /** Refusals the keyed gateway API answers with their own code, not as VALIDATION_ERROR: the request was valid, the balance too small. */
@@ -40,6 +40,8 @@ export function renderFailure(ctx: Ctx, f: ApiFailure): { status: number; body: 
 }
 
 export function sendFailure(ctx: Ctx, f: ApiFailure, headers: [string, string][] = []): void {
+  // "Nothing committed" is never said once something of this request has (DESIGN invariant 11).
+  if (ctx.committed && f.code === 'service_unavailable') f = { ...fail('outcome_unknown'), retryAfterSeconds: f.retryAfterSeconds ?? 1 };
   const { status, body } = renderFailure(ctx, f);
   ctx.code = f.detail && status < 500 ? `${f.code}: ${f.detail}` : f.code;
   const h = [...headers];

@@ -32,6 +32,32 @@ export async function beginPaymentAttempt(db: pg.Pool, paymentId: string, expect
   return res.rowCount === 1;
 }
 
+/** The Idempotency-Key of a keyed attempt (capture, cancel): its scope, the request's hash and id. */
+export interface AttemptKey { scope: string; hash: string; requestId: string }
+
+/**
+ * As beginPaymentAttempt, for an attempt started under an Idempotency-Key (capture, cancel):
+ * `key_taken` when another attempt holds the key (unique index), with nothing written.
+ */
+export async function beginKeyedPaymentAttempt(db: pg.Pool, paymentId: string, expectedVersion: number, a: AttemptStart, key: AttemptKey): Promise<'started' | 'conflict' | 'key_taken'> {
+  try {
+    const res = await db.query({
+      name: 'attempt_begin_payment_keyed',
+      text: `WITH upd AS (
+               UPDATE payments SET version = version + 1, pending_attempt = $3
+               WHERE id = $1 AND version = $2 AND pending_attempt IS NULL RETURNING id
+             )
+             INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context, idempotency_scope, request_hash, request_id)
+             SELECT $3, upd.id, $4, $5, $6, $7, 'started', $8, $9, $10, $11 FROM upd RETURNING id`,
+      values: [paymentId, expectedVersion, a.id, a.operation, a.connector, a.amount, a.currency, JSON.stringify(a.context), key.scope, key.hash, key.requestId],
+    });
+    return res.rowCount === 1 ? 'started' : 'conflict';
+  } catch (err) {
+    if ((err as { constraint?: string }).constraint === 'connector_attempts_idempotency') return 'key_taken';
+    throw err;
+  }
+}
+
 export interface Attempt {
   id: string;
   aggregateId: string;
@@ -39,12 +65,38 @@ export interface Attempt {
   status: string;
   context: Record<string, unknown>;
   result: unknown;
+  /** Set on keyed attempts (capture, cancel). */
+  requestHash?: string | null;
+  requestId?: string | null;
 }
+
+const rowToAttempt = (r: Record<string, any>): Attempt => ({
+  id: r.id, aggregateId: r.aggregate_id, operation: r.operation, status: r.status, context: r.context, result: r.result,
+  requestHash: r.request_hash ?? null, requestId: r.request_id ?? null,
+});
 
 export async function findAttempt(db: pg.Pool, id: string): Promise<Attempt | null> {
   const res = await db.query({ name: 'attempt_by_id', text: 'SELECT * FROM connector_attempts WHERE id = $1', values: [id] });
-  const r = res.rows[0];
-  return r ? { id: r.id, aggregateId: r.aggregate_id, operation: r.operation, status: r.status, context: r.context, result: r.result } : null;
+  return res.rows[0] ? rowToAttempt(res.rows[0]) : null;
+}
+
+/** The attempt holding an Idempotency-Key scope (one that the bank never received gave it back). */
+export async function findAttemptByKey(db: pg.Pool, scope: string): Promise<Attempt | null> {
+  const res = await db.query({
+    name: 'attempt_by_key',
+    text: `SELECT * FROM connector_attempts WHERE idempotency_scope = $1 AND status <> 'abandoned'`,
+    values: [scope],
+  });
+  return res.rows[0] ? rowToAttempt(res.rows[0]) : null;
+}
+
+/** Idempotency keys live 24 hours: after that the same key may start a new capture or cancel. */
+export async function releaseOldAttemptKeys(db: pg.Pool, ttlSeconds: number): Promise<number> {
+  const res = await db.query(
+    `UPDATE connector_attempts SET idempotency_scope = NULL WHERE id IN (
+       SELECT id FROM connector_attempts WHERE idempotency_scope IS NOT NULL AND status <> 'started' AND created_at < now() - make_interval(secs => $1)
+       LIMIT 1000 FOR UPDATE SKIP LOCKED)`, [ttlSeconds]);
+  return res.rowCount ?? 0;
 }
 
 /** Closes an attempt that no aggregate names any more (its outcome was never needed). */

@@ -41,6 +41,8 @@ export type PayoutBegin = { kind: 'started' } | { kind: 'insufficient'; availabl
  * Step 1 of the attempt protocol for a payout. The transaction takes a transaction-scoped advisory
  * lock named after (merchant, mode, currency) first, so every payout of that balance, in any
  * process, checks and reserves in turn: the check and the insert see the same committed balance.
+ * Under the lock the Idempotency-Key is checked before the balance (`key_taken`), so a same-key
+ * request never reads a balance its own first request reserved.
  */
 export async function beginPayout(db: pg.Pool, p: Payout, a: AttemptStart): Promise<PayoutBegin> {
   const client = await db.connect();
@@ -51,6 +53,18 @@ export async function beginPayout(db: pg.Pool, p: Payout, a: AttemptStart): Prom
       text: `SELECT pg_advisory_xact_lock(hashtextextended('balance:' || $1 || ':' || $2::text || ':' || $3, 0))`,
       values: [p.merchantId, p.livemode, p.currency],
     });
+    // The key first: a payout already holding it (committed by another request, in this process or
+    // another) is the answer, never a balance refusal that its own reservation caused.
+    if (p.idempotencyKey !== null) {
+      const held = await client.query({
+        name: 'payout_key_held', text: 'SELECT 1 FROM payouts WHERE merchant_id = $1 AND livemode = $2 AND idempotency_key = $3',
+        values: [p.merchantId, p.livemode, p.idempotencyKey],
+      });
+      if (held.rowCount) {
+        await client.query('ROLLBACK');
+        return { kind: 'key_taken' };
+      }
+    }
     const bal = await client.query<{ available: string }>({ name: 'payout_available', text: AVAILABLE_SQL, values: [p.merchantId, p.livemode, p.currency] });
     const available = Number(bal.rows[0].available);
     if (available < p.amount) {

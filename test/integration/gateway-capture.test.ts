@@ -18,7 +18,8 @@ const authorize = async (amount: number) => {
   if (r.status !== 200 || r.body.status !== 'authorized') throw new Error(r.text);
   return r.body.id as string;
 };
-const post = (id: string, action: 'capture' | 'cancel', body: unknown = {}) => s.request('POST', `/v2/payments/${id}/${action}`, { key: sk, body });
+const post = (id: string, action: 'capture' | 'cancel', body: unknown = {}, idem?: string) =>
+  s.request('POST', `/v2/payments/${id}/${action}`, { key: sk, body, headers: idem ? { 'idempotency-key': idem } : {} });
 
 /** The sandbox bank's ledger for a payment: operation, amount, whether it took effect, its answer. */
 async function ledger(id: string, operation?: string) {
@@ -113,4 +114,44 @@ t.test('a pay step refused for good ends the payment cancelled, not pending unti
   t.equal(lv.status >= 400, true, lv.text);
   const lrow = (await s.db.query("SELECT status FROM payments WHERE merchant_id = $1 AND order_id = 'orphan-2'", [m.id])).rows;
   t.same(lrow.map((r) => r.status), ['cancelled'], 'a live payment the connector refused is cancelled too');
+});
+
+t.test('capture and cancel take an Idempotency-Key: a retry is the first answer again, never 409 for its own change (issue 22)', async (t) => {
+  const id = await authorize(4000);
+  const cap = await post(id, 'capture', { amount: 2500 }, `cap-${id}`);
+  t.equal(cap.status, 200, cap.text);
+  t.match(cap.body, { id, status: 'succeeded', amount: 2500 });
+  const retry = await post(id, 'capture', { amount: 2500 }, `cap-${id}`);
+  t.equal(retry.status, 200, `the retry is not PAYMENT_NOT_CAPTURABLE: ${retry.text}`);
+  t.equal(retry.text, cap.text, 'byte for byte');
+  t.equal(retry.headers.get('idempotent-replayed'), 'true');
+  t.equal(retry.headers.get('original-request'), cap.headers.get('x-request-id'), 'names the request that captured');
+  const other = await post(id, 'capture', { amount: 2400 }, `cap-${id}`);
+  t.same([other.status, other.body.error.code], [409, 'IDEMPOTENCY_CONFLICT'], 'another body under the key');
+  const fresh = await post(id, 'capture', {}, `cap2-${id}`);
+  t.same([fresh.status, fresh.body.error.code], [409, 'PAYMENT_NOT_CAPTURABLE'], 'a new key meets the rule');
+  t.equal((await ledger(id, 'capture')).length, 1, 'one capture at the bank');
+
+  const held = await authorize(1500);
+  const cancel = await post(held, 'cancel', {}, `void-${held}`);
+  t.equal(cancel.status, 200, cancel.text);
+  t.equal(cancel.body.status, 'cancelled');
+  const cancelAgain = await post(held, 'cancel', {}, `void-${held}`);
+  t.equal(cancelAgain.status, 200, `the retry is not PAYMENT_NOT_CANCELLABLE: ${cancelAgain.text}`);
+  t.equal(cancelAgain.text, cancel.text);
+  t.equal((await ledger(held, 'void')).length, 1, 'one void at the bank');
+});
+
+t.test('a capture the bank refused replays its refusal under the key; the key of one payment is a conflict on another', async (t) => {
+  const id = await authorize(5666);
+  const refused = await post(id, 'capture', {}, `cap-666-${id}`);
+  t.same([refused.status, refused.body.error.code], [502, 'CAPTURE_FAILED'], refused.text);
+  const again = await post(id, 'capture', {}, `cap-666-${id}`);
+  t.same([again.status, again.body.error.code], [502, 'CAPTURE_FAILED'], 'the same refusal, asked of the bank once');
+  t.equal((await ledger(id, 'capture')).length, 1);
+  const elsewhere = await authorize(1000);
+  const reused = await post(elsewhere, 'capture', {}, `cap-666-${id}`);
+  t.same([reused.status, reused.body.error.code], [409, 'IDEMPOTENCY_CONFLICT'], 'one key, one request');
+  const bad = await post(elsewhere, 'capture', {}, 'x'.repeat(256));
+  t.same([bad.status, bad.body.error.reason], [400, 'IDEMPOTENCY_KEY_INVALID']);
 });

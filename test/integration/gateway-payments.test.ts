@@ -145,6 +145,25 @@ t.test('refunds: partial, above the remaining balance (400 stating it), the rest
   t.equal(rows.rows[0].n, 2, 'the one refunds table');
 });
 
+t.test('a refund retried with its idempotency_key after it took more than half of what was left is its replay, not REFUND_AMOUNT_INVALID (regression, issue 22)', async (t) => {
+  const id = await paid();
+  const body = { amount: 3000, idempotency_key: `big-${id}` };
+  const first = await s.request('POST', `/v2/payments/${id}/refund`, { key: sk, body });
+  t.equal(first.status, 200, first.text);
+  t.match(first.body, { amount_refunded: 3000, remaining: 1900 });
+  // 3000 is now more than the 1900 left: the key answers before the amount rule.
+  const retry = await s.request('POST', `/v2/payments/${id}/refund`, { key: sk, body });
+  t.equal(retry.status, 200, retry.text);
+  t.same(retry.body, first.body, 'the first answer again');
+  t.equal(retry.headers.get('idempotent-replayed'), 'true');
+  // Without the key the same amount is refused, naming what is left.
+  const fresh = await s.request('POST', `/v2/payments/${id}/refund`, { key: sk, body: { amount: 3000 } });
+  t.equal(fresh.status, 400);
+  t.match(fresh.body.error, { code: 'VALIDATION_ERROR', reason: 'REFUND_AMOUNT_INVALID', param: 'amount', remaining: 1900 });
+  const rows = await s.db.query('SELECT count(*)::int AS n FROM refunds WHERE payment_id = $1', [id]);
+  t.equal(rows.rows[0].n, 1, 'one refund');
+});
+
 t.test('refund: bad values, unpaid payments, permissions', async (t) => {
   const id = await paid();
   for (const [body, param] of [[{ amount: 0 }, 'amount'], [{ amount: 'x' }, 'amount'], [{ reason: 'r'.repeat(501) }, 'reason'],

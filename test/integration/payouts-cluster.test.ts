@@ -72,6 +72,34 @@ t.test('20 parallel payouts through two processes never overdraw the balance', a
   t.equal(await available(b, m.sk), 200, 'both processes see one balance');
 });
 
+t.test('one key and body sent at once, to both processes and twice to one, when the balance covers one payout: every answer is that payout (issue 22)', async (t) => {
+  // The balance used to be checked before the key: the later same-key request read the balance its
+  // own first request had reserved and answered 400 INSUFFICIENT_BALANCE "nothing was paid".
+  const rounds = await Promise.all(Array.from({ length: 10 }, async (_, i) => {
+    const m = await fundedMerchant(2_000);
+    const amount = await available(a, m.sk);
+    const body = { amount, currency: 'AZN', destination: DEST };
+    const send = async (c: Child) => {
+      const end = Date.now() + 30_000;
+      for (;;) {
+        const r = await call(c, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': `once-${i}` });
+        const retry = (r.status === 409 && r.body.error.code === 'IDEMPOTENCY_KEY_IN_USE') || r.body?.error?.code === 'OUTCOME_UNKNOWN';
+        if (!retry || Date.now() > end) return r;
+        await new Promise((x) => setTimeout(x, 20));
+      }
+    };
+    const answers = await Promise.all([send(a), send(b), send(a)]);
+    return { m, answers };
+  }));
+  const bad = rounds.filter(({ answers }) => !answers.every((r) => r.status === 200 && r.body.id === answers[0].body.id && r.body.status === 'paid'))
+    .map(({ answers }) => answers.map((r) => `${r.status}:${r.body?.error?.code ?? r.body?.status}`).join(' '));
+  t.same(bad, [], 'every answer names the one paid payout');
+  for (const { m } of rounds) {
+    t.equal((await payoutRows(m.id)).length, 1, 'one payout');
+    t.equal((await bankPayouts(m.id)).length, 1, 'paid once');
+  }
+});
+
 t.test('a process killed (SIGKILL) after the bank paid: recovered as paid, paid once; the retry gets it', async (t) => {
   const m = await fundedMerchant(5_000);
   const c = await cluster.start({ FAILPOINTS: 'after-connector-call:kill' });

@@ -129,6 +129,29 @@ t.test('one key sent six times at once through two processes: one refund, every 
   t.equal((await payment(id)).amount_refunded, 800);
 });
 
+t.test('one key and body at both processes at once, for more than half of what is left: both answers are the key\'s refund, never refund_amount_invalid (issue 22)', async (t) => {
+  // The second request of a pair used to read its key before the payment, and then be refused on
+  // the first one's committed refund. 30 pairs; an answer that says "in progress" is retried with the key.
+  const ids = await Promise.all(Array.from({ length: 30 }, () => paidPayment(1000)));
+  const bad: string[] = [];
+  await Promise.all(ids.map(async (id) => {
+    const send = async (c: Child) => {
+      const end = Date.now() + 30_000;
+      for (;;) {
+        const r = await call(c, 'POST', `/api/v2/payments/${id}/refunds`, key, { amount: 600 }, { 'idempotency-key': `pair-${id}` });
+        const retry = (r.status === 409 && ['idempotency_key_in_use', 'refund_in_progress'].includes(r.body.error.code)) || r.body?.error?.code === 'outcome_unknown';
+        if (!retry || Date.now() > end) return r;
+        await new Promise((x) => setTimeout(x, 20));
+      }
+    };
+    const [x, y] = await Promise.all([send(a), send(b)]);
+    if (x.status !== 201 || y.status !== 201 || x.body.refund.id !== y.body.refund.id) bad.push(`${id}: ${x.status} ${x.text.slice(0, 120)} | ${y.status} ${y.text.slice(0, 120)}`);
+  }));
+  t.same(bad, [], 'every pair answered with its one refund');
+  const rows = await db.query('SELECT payment_id, count(*)::int AS n FROM refunds WHERE payment_id = ANY($1) GROUP BY payment_id', [ids]);
+  t.ok(rows.rows.length === ids.length && rows.rows.every((r) => r.n === 1), 'one refund per payment');
+});
+
 t.test('the bank answers after the connector deadline: 503 outcome_unknown, recovery records the refund, the retry gets it', async (t) => {
   const slow = await cluster.start({ CONNECTOR_TIMEOUT_MS: '1' });
   const id = await paidPayment(5000);

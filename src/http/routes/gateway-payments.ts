@@ -11,7 +11,6 @@ import { plan as planSession } from './gateway-checkout.js';
 import { compile, dropNulls } from '../../api/validate.js';
 import { parseDateTimeBound } from '../../domain/date-filter.js';
 import { GATEWAY_PAYMENT_STATUSES, storedStatusesOf, type GatewayPaymentStatus } from '../../domain/gateway-payment.js';
-import { remainingOf } from '../../domain/refund.js';
 import { fail, isFailure, type ApiFailure } from '../../errors.js';
 import { findGatewayPayment, listGatewayPayments, type GatewayPaymentRead, type GatewayScope } from '../../store/gateway-payments-repo.js';
 import type { Ctx } from '../context.js';
@@ -89,10 +88,8 @@ async function refund(ctx: Ctx, s: Services, raw: unknown) {
   const v = validateRefund(body);
   if (!v.ok) return sendFailure(ctx, v.failure);
   const b = v.value;
-  // A sure overshoot is answered here with the remaining balance; the actor re-checks under its lock.
-  if (b.amount !== undefined && (p.status === 'succeeded' || p.status === 'partially_refunded') && b.amount > remainingOf(p)) {
-    return sendFailure(ctx, refundAbove(remainingOf(p), p.currency));
-  }
+  // No business rule here: the actor answers a used key first, then checks the amount against what
+  // is left (its refusal names the remaining amount).
   // The spec carries the key in the body; the Idempotency-Key header is accepted too (the body's wins).
   if (b.idempotency_key !== undefined) ctx.headers['idempotency-key'] = b.idempotency_key;
   const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'refund', `/v2/payments/${p.id}/refund`, body);
@@ -107,17 +104,9 @@ async function refund(ctx: Ctx, s: Services, raw: unknown) {
         requestId: ctx.requestId, idempotencyKey: idem.key, requestHash: idem.key ? idem.hash : null,
       },
     });
-    if (reply.ok) return { answer: render(reply.refund, reply.payment), replayed: reply.replayed };
-    if (reply.failure.code === 'refund_amount_invalid' && b.amount !== undefined) {
-      const now = await findGatewayPayment(s.db, scopeOfCtx(ctx), p.id);
-      if (now) return { failure: refundAbove(remainingOf(now.payment), p.currency) };
-    }
-    return { failure: reply.failure };
+    return reply.ok ? { answer: render(reply.refund, reply.payment), replayed: reply.replayed } : { failure: reply.failure };
   });
 }
-
-const refundAbove = (remaining: number, currency: string): ApiFailure =>
-  ({ ...fail('refund_amount_invalid', 'amount', `${remaining} ${currency} remaining`), extra: { remaining, currency } });
 
 export const gatewayPaymentRoutes: Route[] = [
   gatewayRoute('GET', '/v2/payments', 'payments:read', list),
@@ -190,12 +179,14 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
       },
     });
     if (!created.ok) return { failure: created.failure };
+    // The key now holds a payment (made now, or by its first request): a later failure is an unknown outcome.
+    ctx.committed = true;
     // A replay pays too while the payment is still pending with no action awaited: the first request
     // may have died between the create's commit and the bank call (the card is never kept, so only a
     // retry can pay it). The checkout actor makes concurrent pays of one payment one attempt; a pay
     // that finds the payment paid or an attempt in flight leaves it as it is and the answer shows it.
     const unpaid = created.replayed ? (await viewOf(s, ctx, created.payment.id))?.status === 'pending' : true;
-    let paidNow = false;
+    let paidNow: ReturnType<typeof view> | null = null;
     if (unpaid) {
       const paid = checked
         ? await s.dispatcher.send({ kind: 'checkout.pay', id: created.payment.id, card: checked, summary: cardSummary(checked, s.config.cardFingerprintKey, null) })
@@ -209,10 +200,15 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
         return { failure: paid.failure };
       }
       if (!paid.ok && !SETTLED_ELSEWHERE.has(paid.failure.code)) return { failure: paid.failure };
-      paidNow = paid.ok;
-      if (paid.ok) s.log.info({ requestId: ctx.requestId, paymentId: created.payment.id, method, status: paid.payment.status }, 'gateway direct payment');
+      if (paid.ok) {
+        s.log.info({ requestId: ctx.requestId, paymentId: created.payment.id, method, status: paid.payment.status }, 'gateway direct payment');
+        // From the pay's reply, with no read after its commit: a payment paid just now has no refunds yet.
+        paidNow = toGatewayPayment(paid.payment, paid.checkout, { refundCount: 0, connectorTransactionId: paid.bankReference ?? null });
+      }
     }
-    const pv = await viewOf(s, ctx, created.payment.id);
+    // Paid by this request: its reply is the answer. Otherwise (a replay, or paid by a request racing
+    // this one) the payment as it stands; should that read fail, the answer is outcome_unknown (ctx.committed).
+    const pv = paidNow ?? await viewOf(s, ctx, created.payment.id);
     if (!pv) return { failure: fail('payment_not_found', 'id') };
     // A retry that paid the payment gives its first complete answer (cached from now on); an answer
     // showing it still unpaid (another request's attempt in flight) is never cached.
@@ -222,28 +218,42 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
 
 /**
  * Capture and cancel: the payment's actor calls the bank through the attempt protocol
- * (actors/capture-actor.ts); across processes the version check picks one winner.
+ * (actors/capture-actor.ts); across processes the version check picks one winner. Both take an
+ * Idempotency-Key (as Stripe's do): the key's attempt answers a retry before any rule, so a retry of
+ * a capture that committed is its replay, never "not capturable". The answer is built from the
+ * actor's reply, with no read after the commit: the checkout and the bank reference come from the
+ * lookup before it (a capture or cancel changes neither).
  */
-function stateChange(kind: 'capture' | 'void') {
+function stateChange(kind: 'capture' | 'cancel') {
   return async (ctx: Ctx, s: Services, raw: unknown) => {
     const found = await lookup(ctx, s);
     if ('code' in found) return sendFailure(ctx, found);
+    const body = dropNulls(raw ?? {});
     let amount: number | undefined;
     if (kind === 'capture') {
-      const v = validateCapture(dropNulls(raw ?? {}));
+      const v = validateCapture(body);
       if (!v.ok) return sendFailure(ctx, v.failure);
       amount = v.value.amount;
     }
+    const who = principalOf(ctx);
     const id = found.payment.id;
-    const reply = await s.dispatcher.send(kind === 'capture' ? { kind: 'payment.capture', id, amount: amount ?? null } : { kind: 'payment.void', id, expired: false });
-    if (!reply.ok) return sendFailure(ctx, reply.failure.code === 'capture_amount_invalid' ? { ...reply.failure, param: 'amount', detail: `at most ${found.payment.amount}` } : reply.failure);
-    const pv = await viewOf(s, ctx, found.payment.id);
-    sendJson(ctx, 200, pv);
+    const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, kind, `/v2/payments/${id}/${kind}`, body);
+    if ('code' in idem) return sendFailure(ctx, idem);
+    const key = idem.key === null ? undefined : { scope: idem.scope, hash: idem.hash, requestId: ctx.requestId };
+    await runIdempotent(ctx, s, idem, async () => {
+      const reply = await s.dispatcher.send(kind === 'capture'
+        ? { kind: 'payment.capture', id, amount: amount ?? null, key } : { kind: 'payment.void', id, expired: false, key });
+      if (!reply.ok) {
+        return { failure: reply.failure.code === 'capture_amount_invalid' ? { ...reply.failure, param: 'amount', detail: `at most ${found.payment.amount}` } : reply.failure };
+      }
+      const answer = JSON.stringify(toGatewayPayment(reply.payment, found.checkout, found));
+      return { answer: { status: 200, requestId: reply.requestId ?? ctx.requestId, body: answer }, replayed: reply.replayed };
+    });
   };
 }
 
 gatewayPaymentRoutes.unshift(gatewayRoute('POST', '/v2/payments', 'payments:write', createDirect, { body: true }));
 gatewayPaymentRoutes.push(
   gatewayRoute('POST', '/v2/payments/:id/capture', 'payments:write', stateChange('capture'), { body: true }),
-  gatewayRoute('POST', '/v2/payments/:id/cancel', 'payments:write', stateChange('void'), { body: true }),
+  gatewayRoute('POST', '/v2/payments/:id/cancel', 'payments:write', stateChange('cancel'), { body: true }),
 );

@@ -6,12 +6,12 @@ import { CREATE_PAYOUT_FIELD_CODES, CreatePayoutRequest, payoutView } from '../.
 import { compile, dropNulls } from '../../api/validate.js';
 import { prefixedId } from '../../domain/ids.js';
 import { checkDestination, PAYOUT_ID_RE, PAYOUT_STATUSES, type Payout, type PayoutStatus } from '../../domain/payout.js';
-import { fail } from '../../errors.js';
+import { fail, type ApiFailure } from '../../errors.js';
 import { balanceOf, findPayout, findPayoutByKey, listPayouts } from '../../store/payouts-repo.js';
 import { isActiveSbpMember } from '../../store/sbp-members-repo.js';
 import type { Ctx } from '../context.js';
 import { accountWideRefusal, gatewayRoute, principalOf, scopeOf } from '../gateway.js';
-import { idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { createMailbox, idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -38,26 +38,23 @@ async function create(ctx: Ctx, s: Services, raw: unknown) {
   if (!v.ok) return sendFailure(ctx, v.failure);
   const b = v.value;
   const currency = b.currency.toUpperCase();
-  if (!p.merchant.currencies.includes(currency)) return sendFailure(ctx, fail('currency_not_enabled', 'currency', currency));
   const checked = checkDestination(b.destination, s.config.cardFingerprintKey);
   if (!checked.ok) return sendFailure(ctx, fail(checked.code, checked.param));
   const dest = checked.destination;
-  if (dest.masked.type === 'sbp' && dest.masked.member_id !== null && !(await isActiveSbpMember(s.db, dest.masked.member_id))) {
-    return sendFailure(ctx, fail('sbp_member_invalid', 'destination.member_id', 'not an active bank of the SBP list'));
-  }
   const scope = scopeOf(p);
   const idem = idempotencyOf(ctx, scope, 'payout', '/v2/payouts', body);
   if ('code' in idem) return sendFailure(ctx, idem);
-  await runIdempotent(ctx, s, {
-    ...idem,
-    async committed() {
-      // Only a settled payout has an answer to replay; a pending one is answered by its actor.
-      const prior = idem.key ? await findPayoutByKey(s.db, scope.merchantId, scope.livemode, idem.key) : null;
-      return prior && prior.status !== 'pending' ? { ...render(prior), hash: prior.requestHash ?? '' } : null;
-    },
-  }, async () => {
+  // Rules on state that can change (the merchant's currencies, the SBP list) refuse only a key that
+  // holds no payout: a used key is answered by its payout (the actor replays it), never refused.
+  let refusal: ApiFailure | null = null;
+  if (!p.merchant.currencies.includes(currency)) refusal = fail('currency_not_enabled', 'currency', currency);
+  else if (dest.masked.type === 'sbp' && dest.masked.member_id !== null && !(await isActiveSbpMember(s.db, dest.masked.member_id))) {
+    refusal = fail('sbp_member_invalid', 'destination.member_id', 'not an active bank of the SBP list');
+  }
+  if (refusal && (idem.key === null || !(await findPayoutByKey(s.db, scope.merchantId, scope.livemode, idem.key)))) return sendFailure(ctx, refusal);
+  await runIdempotent(ctx, s, idem, async () => {
     const reply = await s.dispatcher.send({
-      kind: 'payout.create', id: prefixedId('po', 24),
+      kind: 'payout.create', id: prefixedId('po', 24), mailbox: createMailbox(idem),
       request: {
         merchantId: scope.merchantId, livemode: scope.livemode, amount: b.amount, currency, destination: dest, metadata: b.metadata ?? {},
         requestId: ctx.requestId, idempotencyKey: idem.key, requestHash: idem.key ? idem.hash : null,

@@ -53,7 +53,8 @@ async function createRefund(ctx: Ctx, s: Services, raw: unknown): Promise<void> 
         requestId: ctx.requestId, idempotencyKey: idemKey, requestHash: hash,
       },
     });
-    return reply.ok ? { answer: render(reply.refund, reply.payment), replayed: reply.replayed } : { failure: reply.failure };
+    // The merchant API's error object has no extra fields (the gateway's refusal lists the remaining amount).
+    return reply.ok ? { answer: render(reply.refund, reply.payment), replayed: reply.replayed } : { failure: { ...reply.failure, extra: undefined } };
   });
 }
 

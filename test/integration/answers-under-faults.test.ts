@@ -1,0 +1,103 @@
+// What a client is told when the database stalls (issue 22, DESIGN invariant 11): with each worker
+// holding one connection and the `events` table locked, refunds and payouts whose attempt (and bank
+// call) had committed used to be answered 503 service_unavailable, "nothing committed", because the
+// last error was a pool wait. Now a 503 service_unavailable names a request that made nothing, and
+// every key converges on its retry. And every request is answered within REQUEST_DEADLINE_MS,
+// whatever it waits on.
+import t from 'tap';
+import { card, CARDS } from '../helpers/checkout.js';
+import { startTestServer } from '../helpers/server.js';
+import { until } from '../helpers/wait.js';
+
+t.test('a stalled database: no "nothing committed" answer for a request that committed; every key converges', async (t) => {
+  const s = await startTestServer(t, {
+    WORKERS: '1', PG_POOL_MAX: '5', PG_CONNECT_TIMEOUT_MS: '300', PG_STATEMENT_TIMEOUT_MS: '1500', PG_QUERY_TIMEOUT_MS: '2000',
+    ATTEMPT_RECOVERY_AFTER_MS: '300', ATTEMPT_RECOVERY_POLL_MS: '100',
+  });
+  t.teardown(() => s.close());
+  const m = await s.merchant({ currencies: ['AZN'] });
+  const sk = (await s.admin('POST', `/internal/merchants/${m.id}/api-keys`, { kind: 'secret', mode: 'test' })).body.key as string;
+  const paid = async () => {
+    const p = await s.request('POST', '/api/v2/payments', { key: m.key, body: { amount: 5000 } });
+    const pay = await s.request('POST', `/checkout/${p.body.id}/pay`, { body: card(CARDS.success) });
+    if (pay.body?.status !== 'succeeded') throw new Error(pay.text);
+    return p.body.id as string;
+  };
+  const ids = [];
+  for (let i = 0; i < 6; i++) ids.push(await paid());
+  const refund = (id: string) => s.request('POST', `/api/v2/payments/${id}/refunds`, { key: m.key, body: { amount: 1000 }, headers: { 'idempotency-key': `stall-${id}` } });
+  const payout = (i: number) => s.request('POST', '/v2/payouts', {
+    key: sk, body: { amount: 500, currency: 'AZN', destination: { type: 'iban', iban: 'DE89370400440532013000' } }, headers: { 'idempotency-key': `stall-po-${i}` },
+  });
+
+  // Settling writes the outbox (`events`): the lock holds each settle, and with it the worker's one connection.
+  const locker = await s.db.connect();
+  await locker.query('BEGIN');
+  await locker.query('LOCK TABLE events IN ACCESS EXCLUSIVE MODE');
+  const answers = await Promise.all([...ids.map(refund), ...[0, 1, 2, 3].map(payout)]);
+  await locker.query('COMMIT');
+  locker.release();
+
+  const seen = answers.map((r) => `${r.status}:${r.body?.error?.code ?? 'ok'}`);
+  t.comment(`answers under the lock: ${seen.join(' ')}`);
+  for (const r of answers) {
+    if (r.body?.error?.code !== 'service_unavailable' && r.body?.error?.code !== 'SERVICE_UNAVAILABLE') continue;
+    // "Nothing committed": nothing of this very request exists (its request id is on whatever it made).
+    const rid = r.headers.get('x-request-id');
+    const made = await s.db.query('SELECT (SELECT count(*) FROM refunds WHERE request_id = $1) + (SELECT count(*) FROM payouts WHERE request_id = $1) AS n', [rid]);
+    t.equal(Number(made.rows[0].n), 0, `the 503 service_unavailable of ${rid} made nothing`);
+  }
+
+  // Every key converges on a retry with the same key: one refund per payment, four payouts, nothing open.
+  const settle = async (send: () => Promise<{ status: number; body: any }>) => {
+    let r = await send();
+    await until('the key answers', async () => {
+      if (r.status < 300) return true;
+      r = await send();
+      return r.status < 300;
+    }, 30_000, 100);
+    return r;
+  };
+  const refunds = await Promise.all(ids.map((id) => settle(() => refund(id))));
+  t.ok(refunds.every((r) => r.status === 201 && r.body.refund.status === 'succeeded'));
+  const payouts = await Promise.all([0, 1, 2, 3].map((i) => settle(() => payout(i))));
+  t.ok(payouts.every((r) => r.status === 200 && r.body.status === 'paid'));
+  const rows = await s.db.query('SELECT payment_id, count(*)::int AS n, sum(amount)::int AS amount FROM refunds WHERE payment_id = ANY($1) GROUP BY payment_id', [ids]);
+  t.same(rows.rows.map((r) => [r.n, r.amount]), ids.map(() => [1, 1000]), 'one refund of 1000 per payment');
+  const bank = await s.db.query(`SELECT count(*)::int AS n FROM sandbox_ledger l JOIN connector_attempts a ON a.id = l.idempotency_key
+    WHERE a.aggregate_id = ANY($1) AND l.operation = 'refund' AND l.moved`, [ids]);
+  t.equal(bank.rows[0].n, 6, 'one refund at the bank per payment');
+  const po = await s.db.query("SELECT count(*)::int AS n FROM payouts WHERE merchant_id = $1 AND status = 'paid'", [m.id]);
+  t.equal(po.rows[0].n, 4, 'four payouts');
+  await until('nothing open', async () => (await s.db.query("SELECT count(*)::int AS n FROM connector_attempts WHERE status = 'started'")).rows[0].n === 0);
+});
+
+t.test('a request is answered within REQUEST_DEADLINE_MS whatever it waits on: 503 deadline_exceeded, and the server goes on', async (t) => {
+  // Without the deadline, the locked reads below would wait for the 60 s statement bounds.
+  const s = await startTestServer(t, { REQUEST_DEADLINE_MS: '8000', ACTOR_DEADLINE_MS: '60000', PG_QUERY_TIMEOUT_MS: '60000', PG_STATEMENT_TIMEOUT_MS: '60000' });
+  t.teardown(() => s.close());
+  const m = await s.merchant();
+  // A busy machine may answer even this late: retried with its key (as a client would) until it is made.
+  const make = () => s.request('POST', '/api/v2/payments', { key: m.key, body: { amount: 700 }, headers: { 'idempotency-key': 'first' } });
+  let p = await make();
+  await until('the payment is made', async () => p.status === 201 || (p = await make()).status === 201);
+  const locker = await s.db.connect();
+  await locker.query('BEGIN');
+  await locker.query('LOCK TABLE payments IN ACCESS EXCLUSIVE MODE');
+  const [read, create] = await Promise.all([
+    s.request('GET', `/api/v2/payments/${p.body.id}`, { key: m.key }),
+    s.request('POST', '/api/v2/payments', { key: m.key, body: { amount: 800 }, headers: { 'idempotency-key': 'late-create' } }),
+  ]);
+  await locker.query('COMMIT');
+  locker.release();
+  t.same([read.status, read.body.error.code], [503, 'deadline_exceeded'], 'the read waited on a lock longer than the deadline');
+  t.equal(read.headers.get('retry-after'), '1');
+  t.same([create.status, create.body.error.code], [503, 'deadline_exceeded'], 'so did the create');
+  // The create went on after its answer: the retry with its key finds it (or makes it), once.
+  let again = await s.request('POST', '/api/v2/payments', { key: m.key, body: { amount: 800 }, headers: { 'idempotency-key': 'late-create' } });
+  await until('the key answers', async () => again.status === 201 || ((again = await s.request('POST', '/api/v2/payments', { key: m.key, body: { amount: 800 }, headers: { 'idempotency-key': 'late-create' } })).status === 201));
+  const rows = await s.db.query("SELECT count(*)::int AS n FROM payments WHERE idempotency_key = 'late-create'");
+  t.equal(rows.rows[0].n, 1, 'one payment under the key');
+  const fine = await s.request('GET', `/api/v2/payments/${p.body.id}`, { key: m.key });
+  t.equal(fine.status, 200, 'answers normally once nothing waits');
+});
