@@ -13,6 +13,12 @@ const json = (schema: object) => ({ 'application/json': { schema } });
 const errs = (...codes: number[]) => Object.fromEntries([...codes, 503].map((c) => [String(c), { $ref: `#/components/responses/G${c}` }]));
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 128 }, description: 'payment_id (= the cs_ session id), order_id or connector_transaction_id' };
 
+/** Capture and cancel take an Idempotency-Key too (as Stripe's do): a retry is answered from it before any rule. */
+const holdKey = {
+  name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 },
+  description: 'Replays the first answer for 24 hours, before any rule (a retried capture is its capture, never 409 PAYMENT_NOT_CAPTURABLE); another body with the same key is 409',
+};
+
 export function gatewayPaymentPaths(publicBaseUrl: string): Record<string, unknown> {
   const servers = rootServers(publicBaseUrl);
   const security = [{ gatewayBearer: [] }, { gatewayApiKey: [] }];
@@ -53,8 +59,8 @@ export function gatewayPaymentPaths(publicBaseUrl: string): Record<string, unkno
       servers,
       post: {
         operationId: 'captureGatewayPayment', summary: 'Capture an authorized payment (all, or a part; the rest is released)',
-        description: 'Secret key, or restricted key with payments:write. The bank is asked through the attempt protocol (the attempt id is its idempotency key). Not authorized: 409 PAYMENT_NOT_CAPTURABLE; an amount above the authorized one: 400; another capture or cancel in flight: 409 PAYMENT_ATTEMPT_IN_PROGRESS (retry); the bank refused (sandbox: an amount ending in 666): 502 CAPTURE_FAILED, the payment stays authorized; no answer in time: 503 OUTCOME_UNKNOWN (the payment\'s status tells the result).',
-        security, parameters: [idParam],
+        description: 'Secret key, or restricted key with payments:write. The bank is asked through the attempt protocol (the attempt id is its idempotency key). Not authorized: 409 PAYMENT_NOT_CAPTURABLE; an amount above the authorized one: 400; another capture or cancel in flight: 409 PAYMENT_ATTEMPT_IN_PROGRESS (retry); the bank refused (sandbox: an amount ending in 666): 502 CAPTURE_FAILED, the payment stays authorized; no answer in time: 503 OUTCOME_UNKNOWN (retry with the same Idempotency-Key).',
+        security, parameters: [idParam, holdKey],
         requestBody: { required: false, content: json(ref('CaptureRequest')) },
         responses: { 200: { description: 'The payment, now succeeded', content: json(ref('GatewayPayment')) }, ...errs(400, 401, 403, 404, 409, 429, 502) },
       },
@@ -64,7 +70,7 @@ export function gatewayPaymentPaths(publicBaseUrl: string): Record<string, unkno
       post: {
         operationId: 'cancelGatewayPayment', summary: 'Cancel (release) an authorized, uncaptured payment',
         description: 'Secret key, or restricted key with payments:write. The bank releases the hold (a void through the attempt protocol). Any other state: 409 PAYMENT_NOT_CANCELLABLE; another capture or cancel in flight: 409 PAYMENT_ATTEMPT_IN_PROGRESS (retry); the bank refused: 502 CANCEL_FAILED. An authorization not captured within AUTHORIZATION_WINDOW_SECONDS (7 days by default) is cancelled by the server the same way (error_code expired).',
-        security, parameters: [idParam],
+        security, parameters: [idParam, holdKey],
         responses: { 200: { description: 'The payment, now cancelled', content: json(ref('GatewayPayment')) }, ...errs(401, 403, 404, 409, 429, 502) },
       },
     },
