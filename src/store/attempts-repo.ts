@@ -13,43 +13,33 @@ export interface AttemptStart {
   context: Record<string, unknown>;
 }
 
+/** The Idempotency-Key of a keyed attempt (capture, cancel): its scope, the request's hash and id. */
+export interface AttemptKey { scope: string; hash: string; requestId: string }
+
 /**
  * Records the attempt and names it as the payment's attempt in flight, if the payment still has
  * `expectedVersion` and no attempt in flight. True when recorded (the payment's version is now
  * expectedVersion + 1); false on a conflict, with nothing written.
  */
 export async function beginPaymentAttempt(db: pg.Pool, paymentId: string, expectedVersion: number, a: AttemptStart): Promise<boolean> {
-  const res = await db.query({
-    name: 'attempt_begin_payment',
-    text: `WITH upd AS (
-             UPDATE payments SET version = version + 1, pending_attempt = $3
-             WHERE id = $1 AND version = $2 AND pending_attempt IS NULL RETURNING id
-           )
-           INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
-           SELECT $3, upd.id, $4, $5, $6, $7, 'started', $8 FROM upd RETURNING id`,
-    values: [paymentId, expectedVersion, a.id, a.operation, a.connector, a.amount, a.currency, JSON.stringify(a.context)],
-  });
-  return res.rowCount === 1;
+  return (await beginKeyedPaymentAttempt(db, paymentId, expectedVersion, a, null)) === 'started';
 }
 
-/** The Idempotency-Key of a keyed attempt (capture, cancel): its scope, the request's hash and id. */
-export interface AttemptKey { scope: string; hash: string; requestId: string }
-
 /**
- * As beginPaymentAttempt, for an attempt started under an Idempotency-Key (capture, cancel):
+ * As beginPaymentAttempt, with the attempt's Idempotency-Key when it has one (capture, cancel):
  * `key_taken` when another attempt holds the key (unique index), with nothing written.
  */
-export async function beginKeyedPaymentAttempt(db: pg.Pool, paymentId: string, expectedVersion: number, a: AttemptStart, key: AttemptKey): Promise<'started' | 'conflict' | 'key_taken'> {
+export async function beginKeyedPaymentAttempt(db: pg.Pool, paymentId: string, expectedVersion: number, a: AttemptStart, key: AttemptKey | null): Promise<'started' | 'conflict' | 'key_taken'> {
   try {
     const res = await db.query({
-      name: 'attempt_begin_payment_keyed',
+      name: 'attempt_begin_payment',
       text: `WITH upd AS (
                UPDATE payments SET version = version + 1, pending_attempt = $3
                WHERE id = $1 AND version = $2 AND pending_attempt IS NULL RETURNING id
              )
              INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context, idempotency_scope, request_hash, request_id)
              SELECT $3, upd.id, $4, $5, $6, $7, 'started', $8, $9, $10, $11 FROM upd RETURNING id`,
-      values: [paymentId, expectedVersion, a.id, a.operation, a.connector, a.amount, a.currency, JSON.stringify(a.context), key.scope, key.hash, key.requestId],
+      values: [paymentId, expectedVersion, a.id, a.operation, a.connector, a.amount, a.currency, JSON.stringify(a.context), key?.scope ?? null, key?.hash ?? null, key?.requestId ?? null],
     });
     return res.rowCount === 1 ? 'started' : 'conflict';
   } catch (err) {
