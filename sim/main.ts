@@ -1,0 +1,84 @@
+// `npm run sim`: the seeded fault simulator (issue 22). With no arguments (or --ci) it runs the
+// fixed seeds plus one random seed, about two minutes in all; `--seed N` replays one seed;
+// `--minutes M` runs random seeds back to back for M minutes. Exit 1 when any run finds a violation.
+import { spawnSync } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { grouped, report, summary } from './report.js';
+import { runOnce, type RunResult } from './run.js';
+
+/** Seeds CI always runs: each found several of issue 22's defect classes on the code before the fixes (sim/README.md). */
+export const CI_SEEDS = [1, 7];
+
+interface Args { seeds: number[]; minutes: number | null; seconds: number; clients: number; faults: boolean; examples: number }
+
+function parse(argv: string[]): Args {
+  const a: Args = { seeds: [], minutes: null, seconds: 25, clients: 4, faults: true, examples: 1 };
+  let secondsSet = false;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const val = () => {
+      const n = Number(argv[++i]);
+      if (!Number.isFinite(n) || n < 0) throw new Error(`${flag} needs a number`);
+      return n;
+    };
+    if (flag === '--seed') a.seeds.push(val() >>> 0);
+    else if (flag === '--minutes') a.minutes = val();
+    else if (flag === '--seconds') { a.seconds = val(); secondsSet = true; }
+    else if (flag === '--clients') a.clients = Math.max(1, Math.floor(val()));
+    else if (flag === '--examples') a.examples = Math.max(1, Math.floor(val()));
+    else if (flag === '--no-faults') a.faults = false;
+    else if (flag === '--ci') { /* the default */ }
+    else throw new Error(`unknown argument ${flag} (--seed N, --minutes M, --seconds S, --clients C, --examples K, --no-faults, --ci)`);
+  }
+  if (a.minutes !== null && !secondsSet) a.seconds = 60;
+  return a;
+}
+
+function missing(): string | null {
+  if (!process.env.DATABASE_URL) return 'DATABASE_URL is not set (the simulator needs a real Postgres to create its database on)';
+  const r = spawnSync('redis-server', ['--version'], { stdio: 'ignore' });
+  if (r.error || r.status !== 0) return 'redis-server is not on PATH (the simulator starts its own on a free port)';
+  return null;
+}
+
+async function main(): Promise<number> {
+  const args = parse(process.argv.slice(2));
+  const why = missing();
+  if (why) {
+    console.log(`sim: skipped: ${why}`);
+    return 0;
+  }
+  const log = (line: string) => console.log(line);
+  const results: RunResult[] = [];
+  const one = async (seed: number) => {
+    log(`sim: seed ${seed}, ${args.clients} clients, ${args.seconds} s of load${args.faults ? ' and faults' : ''}`);
+    const r = await runOnce({ seed, seconds: args.seconds, clients: args.clients, faults: args.faults, pgUrl: process.env.DATABASE_URL!, log });
+    results.push(r);
+    for (const line of report(r, args.examples)) log(line);
+  };
+  if (args.minutes !== null) {
+    const end = Date.now() + args.minutes * 60_000;
+    let seed = args.seeds[0] ?? randomInt(1, 2 ** 31);
+    while (Date.now() < end) await one(seed++);
+  } else {
+    for (const seed of args.seeds.length ? args.seeds : [...CI_SEEDS, randomInt(1, 2 ** 31)]) await one(seed);
+  }
+  if (results.length > 1) {
+    const ops = results.reduce((n, r) => n + r.history.ops.length, 0);
+    const reqs = results.reduce((n, r) => n + r.history.exchangeCount, 0);
+    const faults = new Map<string, number>();
+    for (const r of results) for (const [k, n] of r.faults) faults.set(k, (faults.get(k) ?? 0) + n);
+    log(`sim: ${results.length} runs, ${ops} ops, ${reqs} requests, faults ${[...faults].map(([k, n]) => `${k}×${n}`).join(' ')}`);
+    for (const r of results) log(`  ${summary(r)}`);
+    for (const [cls, vs] of grouped(results.flatMap((r) => r.violations))) log(`  ${vs.length}× ${cls}`);
+  }
+  const failed = results.filter((r) => r.violations.length);
+  if (failed.length) log(`sim: FAILED: seeds ${failed.map((r) => r.seed).join(', ')} (replay one with npm run sim -- --seed N)`);
+  else log('sim: every answer was true of the final state');
+  return failed.length ? 1 : 0;
+}
+
+main().then((code) => process.exit(code), (err) => {
+  console.error(`sim: crashed: ${(err as Error).stack ?? err}`);
+  process.exit(2);
+});
