@@ -29,6 +29,7 @@ export async function send(world: World, history: History, auth: Auth, op: Op, p
   let status = 0;
   let answer: unknown = null;
   let location: string | null = null;
+  let requestId: string | null = null;
   try {
     const body = op.body === undefined ? undefined : op.kind === 'link.pay' ? '' : JSON.stringify(op.body);
     const r = await fetch(`http://127.0.0.1:${server.port}${op.path}`, {
@@ -37,6 +38,7 @@ export async function send(world: World, history: History, auth: Auth, op: Op, p
     const text = await r.text();
     status = r.status;
     location = r.headers.get('location');
+    requestId = r.headers.get('x-request-id');
     try { answer = JSON.parse(text); } catch { answer = text.length > 200 ? `${text.slice(0, 200)}…` : text; }
   } catch (err) {
     answer = `no answer: ${(err as Error).cause ? String((err as { cause: { code?: string } }).cause.code ?? (err as Error).message) : (err as Error).name}`;
@@ -44,7 +46,7 @@ export async function send(world: World, history: History, auth: Auth, op: Op, p
   const code = codeOf(answer);
   return history.record(op, {
     client: op.client, role, proc, method: op.method, path: op.path, key: op.key, body: op.body,
-    sentMs, answeredMs: history.now(), status, code, answer, location, verdict: verdictOf(status, code),
+    sentMs, answeredMs: history.now(), status, code, answer, location, requestId, verdict: verdictOf(status, code),
   });
 }
 

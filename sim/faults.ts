@@ -12,7 +12,7 @@ export type FaultKind = 'kill' | 'failpoint-kill' | 'exit-thread' | 'lock-events
 const POINTS = ['after-attempt-recorded', 'after-connector-call', 'after-create-commit', 'after-idempotency-claim'] as const;
 
 export const FAULT_WEIGHTS: readonly (readonly [number, FaultKind])[] = [
-  [3, 'kill'], [3, 'failpoint-kill'], [1, 'exit-thread'], [4, 'lock-events'], [1, 'lock-other'],
+  [3, 'kill'], [3, 'failpoint-kill'], [1, 'exit-thread'], [6, 'lock-events'], [1, 'lock-other'],
   [2, 'proxy-stall'], [1, 'proxy-drop'], [1, 'redis-flush'], [1, 'redis-stop'],
 ];
 
@@ -30,7 +30,7 @@ export class Faults {
       const kind = this.rng.weighted(FAULT_WEIGHTS);
       this.counts.set(kind, (this.counts.get(kind) ?? 0) + 1);
       await this.inject(kind, stop);
-      await sleep(this.rng.int(300, 2500));
+      await sleep(this.rng.int(1000, 3000));
     }
   }
 

@@ -27,6 +27,8 @@ export interface Exchange {
   code: string | null;
   answer: unknown;
   location: string | null;
+  /** The X-Request-Id the server gave this try (rows keep the request id that created them). */
+  requestId: string | null;
   verdict: Verdict;
 }
 

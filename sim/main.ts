@@ -12,7 +12,7 @@ export const CI_SEEDS = [1, 7];
 interface Args { seeds: number[]; minutes: number | null; seconds: number; clients: number; faults: boolean; examples: number }
 
 function parse(argv: string[]): Args {
-  const a: Args = { seeds: [], minutes: null, seconds: 25, clients: 4, faults: true, examples: 1 };
+  const a: Args = { seeds: [], minutes: null, seconds: 20, clients: 6, faults: true, examples: 1 };
   let secondsSet = false;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];

@@ -53,12 +53,24 @@ export function summary(r: RunResult): string {
     + `recovery ${r.recoveredMs === null ? 'DID NOT finish' : `${r.recoveredMs} ms`}; ${r.violations.length} violations; ${(r.ms / 1000).toFixed(1)} s`;
 }
 
+/** Per kind of op: how many, and how their tries were answered (ok / retry / unavailable / refused). */
+export function opStats(h: History): string {
+  const m = new Map<string, number[]>();
+  for (const op of h.ops) {
+    const c = m.get(op.kind) ?? [0, 0, 0, 0, 0];
+    c[0]++;
+    for (const x of op.exchanges) c[['ok', 'retry', 'unavailable', 'refused'].indexOf(x.verdict) + 1]++;
+    m.set(op.kind, c);
+  }
+  return [...m].map(([k, c]) => `${k} ${c[0]} (${c[1]}/${c[2]}/${c[3]}/${c[4]})`).join(', ');
+}
+
 export function report(r: RunResult, examplesPerClass = 1): string[] {
-  const lines = [summary(r)];
+  const lines = [summary(r), `  ops (answers ok/retry/unavailable/refused): ${opStats(r.history)}`];
   for (const [cls, vs] of grouped(r.violations)) {
     lines.push(`-- ${vs.length}× ${cls}`);
     for (const v of vs.slice(0, examplesPerClass)) lines.push(...violationStory(r.history, v));
   }
-  if (r.violations.length) lines.push(`replay: npm run sim -- --seed ${r.seed}${r.clients !== 4 ? ` --clients ${r.clients}` : ''}`);
+  if (r.violations.length) lines.push(`replay: npm run sim -- --seed ${r.seed}${r.clients !== 6 ? ` --clients ${r.clients}` : ''}`);
   return lines;
 }

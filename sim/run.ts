@@ -25,7 +25,7 @@ export interface RunResult {
 
 /** Server settings that make faults bite quickly: small pools, fast recovery of open attempts. */
 const SERVER_ENV = {
-  PG_POOL_MAX: '8', ATTEMPT_RECOVERY_AFTER_MS: '2000', ATTEMPT_RECOVERY_POLL_MS: '500', RATE_LIMIT_PER_MINUTE: '1000000',
+  PG_POOL_MAX: process.env.SIM_PG_POOL_MAX ?? '5', ATTEMPT_RECOVERY_AFTER_MS: '2000', ATTEMPT_RECOVERY_POLL_MS: '500', RATE_LIMIT_PER_MINUTE: '1000000',
   PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000', PUBLIC_SESSION_RATE_LIMIT_PER_MINUTE: '1000000', EXPIRY_POLL_MS: '1000',
 };
 
