@@ -3,11 +3,12 @@
 // `--minutes M` runs random seeds back to back for M minutes. Exit 1 when any run finds a violation.
 import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { grouped, report, summary } from './report.js';
+import { grouped, knownDefect, report, summary } from './report.js';
 import { runOnce, type RunResult } from './run.js';
+import { World } from './world.js';
 
 /** Seeds CI always runs: each found several of issue 22's defect classes on the code before the fixes (sim/README.md). */
-export const CI_SEEDS = [1, 7];
+export const CI_SEEDS = [1, 6];
 
 interface Args { seeds: number[]; minutes: number | null; seconds: number; clients: number; faults: boolean; examples: number }
 
@@ -70,12 +71,21 @@ async function main(): Promise<number> {
     for (const r of results) for (const [k, n] of r.faults) faults.set(k, (faults.get(k) ?? 0) + n);
     log(`sim: ${results.length} runs, ${ops} ops, ${reqs} requests, faults ${[...faults].map(([k, n]) => `${k}×${n}`).join(' ')}`);
     for (const r of results) log(`  ${summary(r)}`);
-    for (const [cls, vs] of grouped(results.flatMap((r) => r.violations))) log(`  ${vs.length}× ${cls}`);
+    for (const [cls, vs] of grouped(results.flatMap((r) => r.violations))) log(`  ${vs.length}× ${knownDefect(cls)}${cls}`);
   }
   const failed = results.filter((r) => r.violations.length);
+  const known = [...new Set(results.flatMap((r) => r.violations.map((v) => knownDefect(v.cls).trim())).filter(Boolean))].sort();
+  if (known.length) log(`sim: issue 22's known lies found: ${known.join(' ')}`);
   if (failed.length) log(`sim: FAILED: seeds ${failed.map((r) => r.seed).join(', ')} (replay one with npm run sim -- --seed N)`);
   else log('sim: every answer was true of the final state');
   return failed.length ? 1 : 0;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    console.log(`sim: ${signal}: stopping the servers and Redis, dropping the database`);
+    void Promise.all([...World.open].map((w) => w.close())).finally(() => process.exit(130));
+  });
 }
 
 main().then((code) => process.exit(code), (err) => {

@@ -40,6 +40,17 @@ export function violationStory(h: History, v: Violation): string[] {
   return lines;
 }
 
+/** Which of issue 22's five known lies a class of violation is, if it is one of them. */
+export function knownDefect(cls: string): string {
+  const [kind, , code] = cls.split(' ');
+  if (code === 'service_unavailable') return '#4 ';
+  if (kind === 'payout' && code === 'insufficient_balance') return '#1 ';
+  if (kind === 'merchant.refund' && (code === 'refund_amount_invalid' || code === 'payment_not_payable')) return '#2 ';
+  if (kind === 'gateway.refund' && code === 'refund_amount_invalid') return '#3 ';
+  if ((kind === 'capture' || kind === 'cancel') && /^payment_not_(capturable|cancellable)$/.test(code ?? '')) return '#5 ';
+  return '';
+}
+
 /** Violations grouped by class, most frequent first. */
 export function grouped(vs: Violation[]): [string, Violation[]][] {
   const m = new Map<string, Violation[]>();
@@ -68,7 +79,7 @@ export function opStats(h: History): string {
 export function report(r: RunResult, examplesPerClass = 1): string[] {
   const lines = [summary(r), `  ops (answers ok/retry/unavailable/refused): ${opStats(r.history)}`];
   for (const [cls, vs] of grouped(r.violations)) {
-    lines.push(`-- ${vs.length}× ${cls}`);
+    lines.push(`-- ${vs.length}× ${knownDefect(cls)}${cls}`);
     for (const v of vs.slice(0, examplesPerClass)) lines.push(...violationStory(r.history, v));
   }
   if (r.violations.length) lines.push(`replay: npm run sim -- --seed ${r.seed}${r.clients !== 6 ? ` --clients ${r.clients}` : ''}`);

@@ -44,6 +44,8 @@ const connects = (port: number) => new Promise<boolean>((resolve) => {
 interface Server { slot: number; port: number; url: string; proc: ChildProcess | null; exited: Promise<void>; tail: string[]; failpoints: string }
 
 export class World {
+  /** Worlds not yet closed, so that an interrupted run (SIGINT, SIGTERM) still tears them down. */
+  static readonly open = new Set<World>();
   servers: Server[] = [];
   db!: pg.Pool;
   proxy!: TcpProxy;
@@ -59,6 +61,7 @@ export class World {
   get databaseName(): string { return this.dbName; }
 
   async start(dbName: string): Promise<void> {
+    World.open.add(this);
     this.dbName = dbName;
     const admin = new pg.Client({ connectionString: this.pgUrl });
     await admin.connect();
@@ -169,6 +172,7 @@ export class World {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    World.open.delete(this);
     for (const s of this.servers) if (s.proc && this.alive(s.slot)) s.proc.kill('SIGKILL');
     await Promise.all(this.servers.map((s) => s.exited));
     await this.stopRedis().catch(() => {});
