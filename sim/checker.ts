@@ -90,9 +90,12 @@ function judge(op: Op, x: Exchange, effect: unknown): string | null {
 export function classOf(op: Op, x: Exchange, effect: unknown = null): string {
   // The row names the request that created it: this very try committed what it calls "nothing".
   if (x.requestId && (effect as { request_id?: string } | null)?.request_id === x.requestId) return `${op.kind} ${x.status} ${x.code ?? ''} for its own committed row`;
-  const earlierUnknown = op.exchanges.some((y) => y.seq < x.seq && y.verdict === 'retry');
+  const before = op.exchanges.filter((y) => y.seq < x.seq && y.sentMs <= x.sentMs);
+  // A refused connection reached nothing: only an answer that may have done something is an unknown outcome.
+  const unknown = before.some((y) => y.verdict === 'retry' && !(y.status === 0 && String(y.answer).includes('ECONNREFUSED')));
   const twin = (x.role === 'first' || x.role === 'dup-now') && op.exchanges.some((y) => y.role === 'dup-now');
-  const how = x.role === 'final' ? 'on the final same-key retry' : twin ? 'with a same-key twin at once' : earlierUnknown ? 'after its own unknown outcome' : `as ${x.role}`;
+  const how = x.role === 'final' ? 'on the final same-key retry' : twin ? 'with a same-key twin at once'
+    : unknown ? 'after its own unknown outcome' : before.some((y) => y.verdict === 'ok') ? "after the key's own 2xx" : `as ${x.role}`;
   return `${op.kind} ${x.status} ${x.code ?? ''} ${how}`;
 }
 

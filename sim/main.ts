@@ -5,15 +5,16 @@ import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import { grouped, knownDefect, report, summary } from './report.js';
 import { runOnce, type RunResult } from './run.js';
+import { shrink } from './shrink.js';
 import { World } from './world.js';
 
 /** Seeds CI always runs: each found several of issue 22's defect classes on the code before the fixes (sim/README.md). */
 export const CI_SEEDS = [1, 6];
 
-interface Args { seeds: number[]; minutes: number | null; seconds: number; clients: number; faults: boolean; examples: number }
+interface Args { seeds: number[]; minutes: number | null; seconds: number; clients: number; faults: boolean; examples: number; shrink: boolean }
 
 function parse(argv: string[]): Args {
-  const a: Args = { seeds: [], minutes: null, seconds: 20, clients: 6, faults: true, examples: 1 };
+  const a: Args = { seeds: [], minutes: null, seconds: 20, clients: 6, faults: true, examples: 1, shrink: false };
   let secondsSet = false;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -28,8 +29,9 @@ function parse(argv: string[]): Args {
     else if (flag === '--clients') a.clients = Math.max(1, Math.floor(val()));
     else if (flag === '--examples') a.examples = Math.max(1, Math.floor(val()));
     else if (flag === '--no-faults') a.faults = false;
+    else if (flag === '--shrink') a.shrink = true;
     else if (flag === '--ci') { /* the default */ }
-    else throw new Error(`unknown argument ${flag} (--seed N, --minutes M, --seconds S, --clients C, --examples K, --no-faults, --ci)`);
+    else throw new Error(`unknown argument ${flag} (--seed N, --minutes M, --seconds S, --clients C, --examples K, --no-faults, --shrink, --ci)`);
   }
   if (a.minutes !== null && !secondsSet) a.seconds = 60;
   return a;
@@ -76,6 +78,14 @@ async function main(): Promise<number> {
   const failed = results.filter((r) => r.violations.length);
   const known = [...new Set(results.flatMap((r) => r.violations.map((v) => knownDefect(v.cls).trim())).filter(Boolean))].sort();
   if (known.length) log(`sim: issue 22's known lies found: ${known.join(' ')}`);
+  if (failed.length && args.shrink) {
+    const found = await shrink(failed[0], { faults: args.faults, pgUrl: process.env.DATABASE_URL!, log });
+    if (found) {
+      const { smallest: r, cls } = found;
+      log(`sim: smallest run showing "${cls}": seed ${r.seed}, ${r.clients} clients, ${r.history.ops.length} ops`);
+      for (const line of report({ ...r, violations: r.violations.filter((v) => v.cls === cls) }, 1)) log(line);
+    }
+  }
   if (failed.length) log(`sim: FAILED: seeds ${failed.map((r) => r.seed).join(', ')} (replay one with npm run sim -- --seed N)`);
   else log('sim: every answer was true of the final state');
   return failed.length ? 1 : 0;

@@ -82,6 +82,6 @@ export function report(r: RunResult, examplesPerClass = 1): string[] {
     lines.push(`-- ${vs.length}× ${knownDefect(cls)}${cls}`);
     for (const v of vs.slice(0, examplesPerClass)) lines.push(...violationStory(r.history, v));
   }
-  if (r.violations.length) lines.push(`replay: npm run sim -- --seed ${r.seed}${r.clients !== 6 ? ` --clients ${r.clients}` : ''}`);
+  if (r.violations.length) lines.push(`replay: npm run sim -- --seed ${r.seed}${r.clients !== 6 ? ` --clients ${r.clients}` : ''}${r.seconds !== 20 ? ` --seconds ${r.seconds}` : ''}`);
   return lines;
 }

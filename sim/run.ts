@@ -16,6 +16,7 @@ export interface RunOptions { seed: number; seconds: number; clients: number; fa
 export interface RunResult {
   seed: number;
   clients: number;
+  seconds: number;
   history: History;
   violations: Violation[];
   faults: Map<FaultKind, number>;
@@ -93,7 +94,7 @@ export async function runOnce(o: RunOptions): Promise<RunResult> {
     await settle(world, 30_000);
     const state = await readState(world.db);
     const violations = [...checkLedger(state), ...checkAnswers(state, history.ops)];
-    return { seed: o.seed, clients: o.clients, history, violations, faults: faults.counts, recoveredMs, ms: Date.now() - started };
+    return { seed: o.seed, clients: o.clients, seconds: o.seconds, history, violations, faults: faults.counts, recoveredMs, ms: Date.now() - started };
   } finally {
     await world.close();
   }

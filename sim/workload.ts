@@ -33,7 +33,7 @@ class Client {
 
   async loop(): Promise<void> {
     while (!this.stop()) {
-      const s = this.rng.weighted<Scenario>([[3, 'merchant'], [3, 'direct-auto'], [2, 'direct-manual'], [2, 'payout'], [1, 'link']]);
+      const s = this.rng.weighted<Scenario>([[3, 'merchant'], [3, 'direct-auto'], [2, 'direct-manual'], [3, 'payout'], [1, 'link']]);
       if (s === 'merchant') await this.merchant();
       else if (s === 'direct-auto') await this.direct('automatic');
       else if (s === 'direct-manual') await this.direct('manual');
@@ -96,7 +96,7 @@ class Client {
     const available = await this.balance();
     if (available < 1000) return;
     const amount = Math.floor(available * (0.55 + this.rng.next() * 0.4));
-    await this.exec(this.op('payout', true, null, 'POST', '/v2/payouts', { amount, currency: 'RUB', destination: PAYOUT_CARD }), 0.6, 0.4);
+    await this.exec(this.op('payout', true, null, 'POST', '/v2/payouts', { amount, currency: 'RUB', destination: PAYOUT_CARD }), 0.7, 0.4);
   }
 
   private async balance(): Promise<number> {
