@@ -62,7 +62,8 @@ export function verdictOf(status: number, code: string | null): Verdict {
   if ((status >= 200 && status < 300) || status === 302 || status === 303) return 'ok';
   if (status === 0 || status === 429 || status >= 500 && code !== 'service_unavailable') return 'retry';
   if (status === 503 || code === 'service_unavailable') return 'unavailable';
-  if (code && RETRY_CODES.has(code)) return 'retry';
+  // Any "…_in_progress" or "…_in_use" 409 says the key is busy, whatever its exact code.
+  if (code && (RETRY_CODES.has(code) || /_in_(progress|use)$/.test(code))) return 'retry';
   return 'refused';
 }
 
