@@ -9,7 +9,7 @@ import { shrink } from './shrink.js';
 import { World } from './world.js';
 
 /** Seeds CI always runs: each found several of issue 22's defect classes on the code before the fixes (sim/README.md). */
-export const CI_SEEDS = [1, 6];
+export const CI_SEEDS = [2, 3];
 
 interface Args { seeds: number[]; minutes: number | null; seconds: number; clients: number; faults: boolean; examples: number; shrink: boolean }
 
