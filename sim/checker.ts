@@ -72,8 +72,12 @@ export function effectOf(s: State, op: Op): unknown {
   }
 }
 
-/** Why an exchange of `op` is a lie, given what exists under its key; null when it is true. */
-function judge(op: Op, x: Exchange, effect: unknown): string | null {
+/**
+ * Why an exchange of `op` is a lie, given what exists under its key; null when it is true. A
+ * "nothing happened" answer given before the effect's row was even written (another try of the key
+ * wrote it later; same machine, same clock) was true when it was given.
+ */
+function judge(op: Op, x: Exchange, effect: unknown, t0: number): string | null {
   if (x.verdict === 'ok') {
     if (!effect) return 'answered 2xx, but nothing exists under its key';
     const id = (x.answer as { id?: unknown } | null)?.id;
@@ -82,8 +86,11 @@ function judge(op: Op, x: Exchange, effect: unknown): string | null {
     return null;
   }
   if (x.verdict === 'retry' || NEUTRAL.has(x.code ?? '')) return null;
-  if (effect) return `answered ${x.status} ${x.code ?? ''} ("nothing happened"), but its key holds an effect`;
-  return null;
+  if (!effect) return null;
+  const e = effect as { request_id?: string; created_ms?: number };
+  const own = !!x.requestId && e.request_id === x.requestId;
+  if (!own && e.created_ms !== undefined && e.created_ms > t0 + x.answeredMs) return null;
+  return `answered ${x.status} ${x.code ?? ''} ("nothing happened"), but its key holds an effect`;
 }
 
 /** A short name of the defect class an answer belongs to, for grouping and the findings. */
@@ -100,13 +107,13 @@ export function classOf(op: Op, x: Exchange, effect: unknown = null): string {
 }
 
 /** (b) and (c): each answer true of the final state; a key's 2xx answered again the same; unknowns converged. */
-export function checkAnswers(s: State, ops: Op[]): Violation[] {
+export function checkAnswers(s: State, ops: Op[], t0: number): Violation[] {
   const out: Violation[] = [];
   for (const op of ops) {
     if (!op.key) continue;
     const effect = effectOf(s, op);
     for (const x of op.exchanges) {
-      const why = judge(op, x, effect);
+      const why = judge(op, x, effect, t0);
       if (why) out.push({ check: x.role === 'final' ? 'c' : 'b', cls: classOf(op, x, effect), op, detail: `#${x.seq} ${why}`, rows: effect });
     }
     const first = firstOk(op);

@@ -99,7 +99,7 @@ export async function runOnce(o: RunOptions): Promise<RunResult> {
     await finalPass(world, history, auth, o.seed);
     await settle(world, 30_000);
     const state = await readState(world.db);
-    const violations = [...checkLedger(state), ...checkAnswers(state, history.ops)];
+    const violations = [...checkLedger(state), ...checkAnswers(state, history.ops, history.t0)];
     return { seed: o.seed, clients: o.clients, seconds: o.seconds, history, violations, faults: faults.counts, recoveredMs, ms: Date.now() - started };
   } finally {
     await world.close();

@@ -44,16 +44,16 @@ function payoutOp(h: History, answers: [number, string | null, unknown][]): Op {
   return op;
 }
 
-const paidPayout = { id: 'po_1', request_id: 'req_0', amount: 500, status: 'paid', attempt_id: 'att_1', idempotency_key: 'k1' };
+const paidPayout = { id: 'po_1', request_id: 'req_0', created_ms: 0, amount: 500, status: 'paid', attempt_id: 'att_1', idempotency_key: 'k1' };
 const attempt = { id: 'att_1', aggregate_id: 'po_1', operation: 'payout', status: 'succeeded', amount: 500 };
-const ledger = { key: 'att_1', operation: 'payout', amount: 500, moved: true };
+const ledger = { key: 'att_1', operation: 'payout', amount: 500, moved: true, created_ms: 0 };
 
 t.test('a same-key twin refused for insufficient balance while its key was paid is a lie', async (t) => {
   const h = new History();
   const op = payoutOp(h, [[200, null, { id: 'po_1' }], [400, 'insufficient_balance', { error: { code: 'INSUFFICIENT_BALANCE' } }]]);
   const s = state({ payouts: [paidPayout], attempts: new Map([['att_1', attempt]]), ledger: [ledger] });
   t.same(checkLedger(s), [], 'the money itself agrees');
-  const v = checkAnswers(s, [op]);
+  const v = checkAnswers(s, [op], 0);
   t.equal(v.length, 1);
   t.match(v[0], { check: 'b', cls: 'payout 400 insufficient_balance with a same-key twin at once' });
 });
@@ -62,23 +62,31 @@ t.test('"service unavailable" for a try whose own request created the row names 
   const h = new History();
   const op = payoutOp(h, [[503, 'service_unavailable', null]]);
   const s = state({ payouts: [paidPayout], attempts: new Map([['att_1', attempt]]), ledger: [ledger] });
-  t.match(checkAnswers(s, [op])[0], { cls: 'payout 503 service_unavailable for its own committed row' });
+  t.match(checkAnswers(s, [op], 0)[0], { cls: 'payout 503 service_unavailable for its own committed row' });
+});
+
+t.test('"service unavailable" answered before a twin wrote the row was true when given', async (t) => {
+  const h = new History();
+  const op = payoutOp(h, [[503, 'service_unavailable', null], [200, null, { id: 'po_1' }]]);
+  const later = { ...paidPayout, request_id: 'req_1', created_ms: 5 };
+  t.same(checkAnswers(state({ payouts: [later] }), [op], 0), [], 'answered at 1 ms, the row written at 5 ms');
+  t.equal(checkAnswers(state({ payouts: [{ ...later, created_ms: 0 }] }), [op], 0).length, 1, 'the row existed when it was answered');
 });
 
 t.test('a refusal with nothing under its key, and a 2xx with its row, are true', async (t) => {
   const h = new History();
   const refused = payoutOp(h, [[400, 'insufficient_balance', null]]);
-  t.same(checkAnswers(state({}), [refused]), []);
+  t.same(checkAnswers(state({}), [refused], 0), []);
   const h2 = new History();
   const ok = payoutOp(h2, [[200, null, { id: 'po_1' }]]);
-  t.same(checkAnswers(state({ payouts: [paidPayout] }), [ok]), []);
+  t.same(checkAnswers(state({ payouts: [paidPayout] }), [ok], 0), []);
 });
 
 t.test('the ledger and the rows must agree: paid without money, money without a row, an open attempt', async (t) => {
   const v = checkLedger(state({
     payouts: [{ ...paidPayout, status: 'paid' }],
     attempts: new Map([['att_1', attempt], ['att_2', { ...attempt, id: 'att_2', status: 'started' }]]),
-    ledger: [{ ...ledger, moved: false }, { key: 'att_9', operation: 'refund', amount: 100, moved: true }],
+    ledger: [{ ...ledger, moved: false }, { key: 'att_9', operation: 'refund', amount: 100, moved: true, created_ms: 0 }],
   }));
   t.same(v.map((x) => x.cls).sort(), ['attempt left open', 'bank moved money no attempt knows', 'bank refund without a row', 'payout row and bank disagree']);
 });
