@@ -2,6 +2,7 @@
 // fixed seeds plus one random seed, about two minutes in all; `--seed N` replays one seed;
 // `--minutes M` runs random seeds back to back for M minutes. Exit 1 when any run finds a violation.
 import { spawnSync } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { randomInt } from 'node:crypto';
 import { grouped, knownDefect, report, summary } from './report.js';
 import { runOnce, type RunResult } from './run.js';
@@ -11,10 +12,10 @@ import { World } from './world.js';
 /** Seeds CI always runs: each found several of issue 22's defect classes on the code before the fixes (sim/README.md). */
 export const CI_SEEDS = [2, 3];
 
-interface Args { seeds: number[]; minutes: number | null; seconds: number; clients: number; faults: boolean; examples: number; shrink: boolean }
+interface Args { seeds: number[]; minutes: number | null; seconds: number; clients: number; faults: boolean; examples: number; shrink: boolean; historyFile: string | null }
 
 function parse(argv: string[]): Args {
-  const a: Args = { seeds: [], minutes: null, seconds: 20, clients: 6, faults: true, examples: 1, shrink: false };
+  const a: Args = { seeds: [], minutes: null, seconds: 20, clients: 6, faults: true, examples: 1, shrink: false, historyFile: null };
   let secondsSet = false;
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
@@ -30,8 +31,9 @@ function parse(argv: string[]): Args {
     else if (flag === '--examples') a.examples = Math.max(1, Math.floor(val()));
     else if (flag === '--no-faults') a.faults = false;
     else if (flag === '--shrink') a.shrink = true;
+    else if (flag === '--history') a.historyFile = argv[++i] ?? null;
     else if (flag === '--ci') { /* the default */ }
-    else throw new Error(`unknown argument ${flag} (--seed N, --minutes M, --seconds S, --clients C, --examples K, --no-faults, --shrink, --ci)`);
+    else throw new Error(`unknown argument ${flag} (--seed N, --minutes M, --seconds S, --clients C, --examples K, --no-faults, --shrink, --history FILE, --ci)`);
   }
   if (a.minutes !== null && !secondsSet) a.seconds = 60;
   return a;
@@ -57,6 +59,13 @@ async function main(): Promise<number> {
     log(`sim: seed ${seed}, ${args.clients} clients, ${args.seconds} s of load${args.faults ? ' and faults' : ''}`);
     const r = await runOnce({ seed, seconds: args.seconds, clients: args.clients, faults: args.faults, pgUrl: process.env.DATABASE_URL!, log });
     results.push(r);
+    // One JSON line per run: its ops with every try and answer, its faults and its violations.
+    if (args.historyFile) {
+      appendFileSync(args.historyFile, `${JSON.stringify({
+        seed: r.seed, clients: r.clients, seconds: r.seconds, t0: r.history.t0, ops: r.history.ops, faults: r.history.faults,
+        violations: r.violations.map((v) => ({ check: v.check, cls: v.cls, op: v.op?.id ?? null, detail: v.detail, rows: v.rows })),
+      })}\n`);
+    }
     for (const line of report(r, args.examples)) log(line);
   };
   if (args.minutes !== null) {
