@@ -1,6 +1,7 @@
 // A TCP proxy of our own between a server and Postgres, to make faults on demand. `stall()` stops
 // forwarding in both directions without closing anything (a silent partition: the sockets stay
-// open, the bytes wait in the proxy's buffers); `resume()` forwards again. Loopback only.
+// open, the bytes wait in the proxy's buffers); `resume()` forwards again; `dropAll()` resets every
+// open connection at once (new ones are accepted). Loopback only. The simulator (sim/) uses it too.
 import net from 'node:net';
 
 export interface TcpProxy {
@@ -9,6 +10,8 @@ export interface TcpProxy {
   url(target: string): string;
   stall(): void;
   resume(): void;
+  /** Resets every connection open through the proxy now (both sides); later connections work. */
+  dropAll(): void;
   /** Connections currently open through the proxy. */
   readonly connections: number;
   close(): Promise<void>;
@@ -59,6 +62,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     resume() {
       stalled = false;
       for (const [a, b] of pairs) { a.resume(); b.resume(); }
+    },
+    dropAll() {
+      for (const [a, b] of pairs) { a.resetAndDestroy(); b.resetAndDestroy(); }
+      pairs.clear();
     },
     get connections() { return pairs.size; },
     async close() {

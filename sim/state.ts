@@ -1,0 +1,49 @@
+// The final state the checker judges answers against: the engine's rows and the sandbox bank's
+// ledger, read directly from Postgres (not through the proxy) once everything has settled.
+import type pg from 'pg';
+
+export interface PaymentRow { id: string; request_id: string; created_ms: number; status: string; amount: number; amount_refunded: number; idempotency_key: string | null; link_id: string | null }
+export interface RefundRow { id: string; request_id: string; created_ms: number; payment_id: string; amount: number; status: string; attempt_id: string; idempotency_key: string | null }
+export interface PayoutRow { id: string; request_id: string; created_ms: number; amount: number; status: string; attempt_id: string; idempotency_key: string | null }
+export interface AttemptRow { id: string; aggregate_id: string; operation: string; status: string; amount: number }
+export interface LedgerRow { key: string; operation: string; amount: number; moved: boolean; created_ms: number }
+export interface LinkRow { id: string; request_id: string; created_ms: number; max_uses: number | null; uses: number; idempotency_key: string | null }
+
+export interface State {
+  payments: Map<string, PaymentRow>;
+  refunds: RefundRow[];
+  payouts: PayoutRow[];
+  attempts: Map<string, AttemptRow>;
+  ledger: LedgerRow[];
+  links: LinkRow[];
+  /** Moved ledger entries by the aggregate their attempt belongs to. */
+  movedByAggregate: Map<string, LedgerRow[]>;
+}
+
+export async function openAttempts(db: pg.Pool): Promise<number> {
+  return (await db.query("SELECT count(*)::int AS n FROM connector_attempts WHERE status = 'started'")).rows[0].n as number;
+}
+
+export async function pendingRows(db: pg.Pool): Promise<number> {
+  const r = await db.query(`SELECT (SELECT count(*) FROM refunds WHERE status = 'pending') + (SELECT count(*) FROM payouts WHERE status = 'pending')
+    + (SELECT count(*) FROM payments WHERE pending_attempt IS NOT NULL) AS n`);
+  return Number(r.rows[0].n);
+}
+
+export async function readState(db: pg.Pool): Promise<State> {
+  // Amounts are bigint columns; the simulator's amounts fit an int.
+  const payments = (await db.query<PaymentRow>('SELECT id, request_id, (extract(epoch from created_at) * 1000)::float8 AS created_ms, status, amount::int, amount_refunded::int, idempotency_key, link_id FROM payments')).rows;
+  const refunds = (await db.query<RefundRow>('SELECT id, request_id, (extract(epoch from created_at) * 1000)::float8 AS created_ms, payment_id, amount::int, status, attempt_id, idempotency_key FROM refunds')).rows;
+  const payouts = (await db.query<PayoutRow>('SELECT id, request_id, (extract(epoch from created_at) * 1000)::float8 AS created_ms, amount::int, status, attempt_id, idempotency_key FROM payouts')).rows;
+  const attempts = (await db.query<AttemptRow>('SELECT id, aggregate_id, operation, status, amount::int FROM connector_attempts')).rows;
+  const ledger = (await db.query<LedgerRow>('SELECT idempotency_key AS key, operation, amount::int, moved, (extract(epoch from created_at) * 1000)::float8 AS created_ms FROM sandbox_ledger')).rows;
+  const links = (await db.query<LinkRow>('SELECT id, request_id, (extract(epoch from created_at) * 1000)::float8 AS created_ms, max_uses, uses, idempotency_key FROM links')).rows;
+  const attemptMap = new Map(attempts.map((a) => [a.id, a]));
+  const movedByAggregate = new Map<string, LedgerRow[]>();
+  for (const l of ledger) {
+    const a = attemptMap.get(l.key);
+    if (!l.moved || !a) continue;
+    movedByAggregate.set(a.aggregate_id, [...(movedByAggregate.get(a.aggregate_id) ?? []), l]);
+  }
+  return { payments: new Map(payments.map((p) => [p.id, p])), refunds, payouts, attempts: attemptMap, ledger, links, movedByAggregate };
+}
