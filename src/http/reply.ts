@@ -40,8 +40,12 @@ export function renderFailure(ctx: Ctx, f: ApiFailure): { status: number; body: 
 }
 
 export function sendFailure(ctx: Ctx, f: ApiFailure, headers: [string, string][] = []): void {
-  // "Nothing committed" is never said once something of this request has (DESIGN invariant 11).
-  if (ctx.committed && f.code === 'service_unavailable') f = { ...fail('outcome_unknown'), retryAfterSeconds: f.retryAfterSeconds ?? 1 };
+  // "Nothing happened" is never said of a request once something of it has committed, nor of a
+  // keyed request at all: its key may hold what an earlier request with it made, so the truthful
+  // answer is "retry with the same key" (DESIGN invariant 11; docs/retries.md).
+  if (f.code === 'service_unavailable' && (ctx.committed || ctx.headers['idempotency-key'] !== undefined)) {
+    f = { ...fail('outcome_unknown'), retryAfterSeconds: f.retryAfterSeconds ?? 1 };
+  }
   const { status, body } = renderFailure(ctx, f);
   ctx.code = f.detail && status < 500 ? `${f.code}: ${f.detail}` : f.code;
   const h = [...headers];

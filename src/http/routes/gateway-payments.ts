@@ -81,17 +81,19 @@ async function get(ctx: Ctx, s: Services) {
 
 async function refund(ctx: Ctx, s: Services, raw: unknown) {
   const who = principalOf(ctx);
+  const body = dropNulls(raw ?? {});
+  // The spec carries the key in the body; the Idempotency-Key header is accepted too (the body's
+  // wins). Known before the first read, so that no failure of this keyed request says "nothing happened".
+  const bodyKey = (body as { idempotency_key?: unknown }).idempotency_key;
+  if (typeof bodyKey === 'string') ctx.headers['idempotency-key'] = bodyKey;
   const found = await lookup(ctx, s);
   if ('code' in found) return sendFailure(ctx, found);
   const p = found.payment;
-  const body = dropNulls(raw ?? {});
   const v = validateRefund(body);
   if (!v.ok) return sendFailure(ctx, v.failure);
   const b = v.value;
   // No business rule here: the actor answers a used key first, then checks the amount against what
   // is left (its refusal names the remaining amount).
-  // The spec carries the key in the body; the Idempotency-Key header is accepted too (the body's wins).
-  if (b.idempotency_key !== undefined) ctx.headers['idempotency-key'] = b.idempotency_key;
   const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'refund', `/v2/payments/${p.id}/refund`, body);
   if ('code' in idem) return sendFailure(ctx, idem);
   const render = (r: Parameters<typeof toGatewayRefund>[0], after: Parameters<typeof toGatewayRefund>[1]): StoredAnswer =>
