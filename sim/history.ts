@@ -58,8 +58,12 @@ export function codeOf(answer: unknown): string | null {
   return c ? c.toLowerCase() : null;
 }
 
+/** The bank's refusals: 502, not retryable, recorded under the key and replayed (docs/retries.md). */
+const BANK_REFUSALS = new Set(['refund_failed', 'capture_failed', 'cancel_failed']);
+
 export function verdictOf(status: number, code: string | null): Verdict {
   if ((status >= 200 && status < 300) || status === 302 || status === 303) return 'ok';
+  if (status === 502 && code !== null && BANK_REFUSALS.has(code)) return 'refused';
   if (status === 0 || status === 429 || status >= 500 && code !== 'service_unavailable') return 'retry';
   if (status === 503 || code === 'service_unavailable') return 'unavailable';
   // Any "…_in_progress" or "…_in_use" 409 says the key is busy, whatever its exact code.

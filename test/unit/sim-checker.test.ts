@@ -20,6 +20,7 @@ t.test('answers read as the contract says a client reads them', async (t) => {
   t.equal(verdictOf(0, null), 'retry', 'no answer: the same key again later');
   t.equal(verdictOf(503, 'outcome_unknown'), 'retry');
   t.equal(verdictOf(503, 'deadline_exceeded'), 'retry');
+  t.equal(verdictOf(502, 'capture_failed'), 'refused', 'a bank refusal is definite: recorded under the key and replayed');
   t.equal(verdictOf(409, 'refund_in_progress'), 'retry');
   t.equal(verdictOf(503, 'service_unavailable'), 'unavailable', '"nothing committed"');
   t.equal(verdictOf(400, 'insufficient_balance'), 'refused');
