@@ -12,14 +12,6 @@ export const needRedis = REDIS_URL ? false : 'needs a real Redis: set REDIS_URL 
 export const suffix = (): string => randomBytes(5).toString('hex');
 
 /**
- * Settings every test server starts with unless the test sets its own: the actor deadline (8 s by
- * default) is a production bound, and on a busy machine (CI runs test files side by side, beside
- * other jobs) a cold worker can pass it, answering 503 deadline_exceeded to a test that is about
- * something else. Tests of the deadline itself set ACTOR_DEADLINE_MS (actor-deadline, postgres-partition).
- */
-export const TEST_SERVER_ENV: Record<string, string> = { ACTOR_DEADLINE_MS: '60000' };
-
-/**
  * Creates a fresh database on the PG_URL server; returns its URL and a drop function. By default it
  * is a copy of a template that already holds every migration (`CREATE DATABASE … TEMPLATE`), so a
  * server started on it finds nothing to apply. (Migrating from nothing is still exercised: by the

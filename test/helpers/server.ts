@@ -7,7 +7,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { PG_URL, REDIS_URL, TEST_SERVER_ENV, freshDatabase, suffix } from './env.js';
+import { PG_URL, REDIS_URL, freshDatabase, suffix } from './env.js';
 import { seedEmbeddedCluster } from './embedded-cluster.js';
 
 export const ADMIN = 'test-admin-token';
@@ -36,7 +36,7 @@ export async function startTestServer(t: Tap | null, env: Record<string, string>
   if (!opts.databaseUrl && !PG_URL && !env.DATABASE_URL) await seedEmbeddedCluster(dataDir);
   const useRedis = opts.redis ?? true;
   const config = loadConfig({
-    ...TEST_SERVER_ENV, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WORKERS: '2', ADMIN_TOKEN: ADMIN, DEMO_MERCHANT: '0',
+    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WORKERS: '2', ADMIN_TOKEN: ADMIN, DEMO_MERCHANT: '0',
     DATA_DIR: dataDir, EXPIRY_POLL_MS: '200', KV_PREFIX: `t${suffix()}:`,
     ...(opts.databaseUrl ?? database ? { DATABASE_URL: opts.databaseUrl ?? database!.url, CARD_FINGERPRINT_KEY: TEST_FINGERPRINT_KEY } : {}),
     ...(useRedis && REDIS_URL ? { REDIS_URL } : {}),
