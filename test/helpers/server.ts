@@ -42,6 +42,9 @@ export async function startTestServer(t: Tap | null, env: Record<string, string>
     ...(useRedis && REDIS_URL ? { REDIS_URL } : {}),
     ...env,
   });
+  // tap starts each test file with its preloads (--import of its plugins and process info); the
+  // actor workers need none of them, and loading them again in each worker doubled a server's CPU.
+  config.workerExecArgv = [];
   const srv = await startServer(config, createLogger('silent'));
   const db = new pg.Pool({ connectionString: srv.databaseUrl, max: 4 });
   db.on('error', () => {});
