@@ -1,30 +1,36 @@
 // The embedded default without initdb per test server. startTestServer on the embedded default
 // (no DATABASE_URL) used to run initdb for each server it started; now the first one makes a bare
-// cluster with the server's own code (startEmbedded, then a clean stop), keeps it in the temp folder
-// for every later test file, and each server's DATA_DIR gets a copy: the server then starts that
-// cluster as on a restart and applies every migration to it, as on a first start. initdb itself
-// is still run by this template and by every test that starts a server child on a fresh DATA_DIR.
+// cluster with the server's own code (startEmbedded, then a clean stop), keeps it in dist/.test-cache
+// (gone with the next `npm run build`) for every later test file, and each server's DATA_DIR gets a
+// copy: the server starts that cluster as on a restart and applies every migration to it, as on a
+// first start. initdb itself still runs for this template and for every test that starts a server
+// child on a fresh DATA_DIR.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createLogger } from '../../src/log.js';
 import { startEmbedded } from '../../src/store/embedded.js';
 import { placeEmbedded } from '../../src/store/embedded-place.js';
 
 let template: Promise<string | null> | null = null;
 
-/** A bare cluster made by the server's own start and stop, shared across test files (by binaries and user). */
+const CACHE = fileURLToPath(new URL('../../.test-cache/', import.meta.url)); // dist/.test-cache
+
+/** A bare cluster made by the server's own start and stop, shared across test files (named by the binaries and user). */
 function bareCluster(): Promise<string | null> {
   template ??= (async () => {
     const probe = mkdtempSync(path.join(os.tmpdir(), 'pe-cluster-probe-'));
     const place = placeEmbedded(probe);
     rmSync(probe, { recursive: true, force: true });
-    const key = createHash('sha256').update(`${place.initdb}\0${place.runAs?.uid ?? process.getuid?.()}`).digest('hex').slice(0, 16);
-    const final = path.join(os.tmpdir(), `pe-test-cluster-${key}`);
+    const bin = statSync(place.initdb);
+    const key = createHash('sha256').update(`${place.initdb}\0${bin.size}\0${bin.mtimeMs}\0${place.runAs?.uid ?? process.getuid?.()}`).digest('hex').slice(0, 16);
+    const final = path.join(CACHE, `cluster-${key}`);
     if (existsSync(path.join(final, 'pg', 'PG_VERSION'))) return path.join(final, 'pg');
-    const building = mkdtempSync(path.join(os.tmpdir(), `pe-test-cluster-${key}-`));
+    mkdirSync(CACHE, { recursive: true });
+    const building = mkdtempSync(path.join(CACHE, `cluster-${key}-`));
     const e = await startEmbedded(building, createLogger('silent'));
     await e.stop();
     if (!existsSync(path.join(building, 'pg', 'PG_VERSION'))) { rmSync(building, { recursive: true, force: true }); return null; } // kept elsewhere (root-only temp folder): initdb per server, as before
