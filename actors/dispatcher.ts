@@ -41,6 +41,8 @@ export interface DispatcherOptions {
    * default). The young generation is three semi-spaces: 12 MB means 4 MB semi-spaces.
    */
   resourceLimits?: { maxYoungGenerationSizeMb?: number; maxOldGenerationSizeMb?: number };
+  /** Node options of the shard workers (Piscina's `execArgv`); absent: the process's own. */
+  execArgv?: string[];
 }
 
 export class Dispatcher {
@@ -65,7 +67,7 @@ export class Dispatcher {
   private startShard(index: number, pool?: Piscina): Shard {
     pool ??= new Piscina({
       filename: this.opts.workerFile ?? WORKER_FILE, minThreads: 1, maxThreads: 1, idleTimeout: Infinity, atomics: 'disabled', concurrentTasksPerWorker: 1,
-      resourceLimits: this.resourceLimits(),
+      resourceLimits: this.resourceLimits(), ...(this.opts.execArgv ? { execArgv: this.opts.execArgv } : {}),
     });
     const { port1, port2 } = new MessageChannel();
     const pending = new Map<number, (m: FromWorker) => void>();

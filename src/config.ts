@@ -15,6 +15,11 @@ export interface Config {
   workerYoungGenerationMb: number;
   /** V8 old generation limit of each actor worker thread, MB; 0: V8's default. */
   workerOldGenerationMb: number;
+  /**
+   * Node options of the actor worker threads; absent (always, from the environment): the process's
+   * own. In-process test servers pass [] so that tap's preloads are not loaded again in each worker.
+   */
+  workerExecArgv?: string[];
   adminToken: string | null;
   bodyLimitBytes: number;
   /** Body limit of the public (unauthenticated) checkout endpoints and pages. */

@@ -91,6 +91,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     workers: config.workers, inflightLimit: config.mailboxLimit, log,
     deadlineMs: config.actorDeadlineMs,
     resourceLimits: { maxYoungGenerationSizeMb: config.workerYoungGenerationMb, maxOldGenerationSizeMb: config.workerOldGenerationMb },
+    ...(config.workerExecArgv ? { execArgv: config.workerExecArgv } : {}),
     init: {
       databaseUrl, poolSize: budget.worker, hooksPoolSize: budget.hooks, dbTimeouts: config.db, appName,
       mailboxLimit: config.mailboxLimit, mailboxPerIdLimit: config.mailboxPerIdLimit, logLevel: config.logLevel,

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { PG_URL, REDIS_URL, freshDatabase, suffix } from './env.js';
+import { seedEmbeddedCluster } from './embedded-cluster.js';
 
 export const ADMIN = 'test-admin-token';
 /** Required with DATABASE_URL (src/config.ts); any non-default value does for tests. */
@@ -32,6 +33,7 @@ interface Tap { teardown(fn: () => unknown): void }
 export async function startTestServer(t: Tap | null, env: Record<string, string> = {}, opts: { redis?: boolean; databaseUrl?: string } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-test-'));
   const database = !opts.databaseUrl && PG_URL ? await freshDatabase() : null;
+  if (!opts.databaseUrl && !PG_URL && !env.DATABASE_URL) await seedEmbeddedCluster(dataDir);
   const useRedis = opts.redis ?? true;
   const config = loadConfig({
     PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WORKERS: '2', ADMIN_TOKEN: ADMIN, DEMO_MERCHANT: '0',
@@ -40,6 +42,9 @@ export async function startTestServer(t: Tap | null, env: Record<string, string>
     ...(useRedis && REDIS_URL ? { REDIS_URL } : {}),
     ...env,
   });
+  // tap starts each test file with its preloads (--import of its plugins and process info); the
+  // actor workers need none of them, and loading them again in each worker doubled a server's CPU.
+  config.workerExecArgv = [];
   const srv = await startServer(config, createLogger('silent'));
   const db = new pg.Pool({ connectionString: srv.databaseUrl, max: 4 });
   db.on('error', () => {});

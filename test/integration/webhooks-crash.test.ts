@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { callChild, startChild, type Child } from '../helpers/child.js';
-import { startReceiver } from '../helpers/receiver.js';
-import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
+import { PG_URL, REDIS_URL, freshDatabase, suffix, testPool } from '../helpers/env.js';
 
 
 const call = callChild;
@@ -24,6 +24,31 @@ async function environment(t: { teardown(fn: () => unknown): void }) {
     ...(db ? { DATABASE_URL: db.url } : {}), ...(REDIS_URL ? { REDIS_URL } : {}),
   };
   return env;
+}
+
+/** The database a child uses: DATABASE_URL, or the embedded Postgres it started (its log names the port). */
+function databaseOf(env: Record<string, string>, c: Child): string {
+  if (env.DATABASE_URL) return env.DATABASE_URL;
+  const port = /"port":(\d+),"databaseDir"/.exec(c.output())?.[1];
+  if (!port) throw new Error(`no embedded Postgres port in the output:\n${c.output()}`);
+  return `postgres://postgres:postgres@127.0.0.1:${port}/postgres`;
+}
+
+/**
+ * Instead of sleeping to see whether a repeat comes: waits until `n` deliveries exist and all have
+ * succeeded (a succeeded delivery is never leased again), and the receiver holds one request per
+ * attempt ever leased (`attempts` counts leases, so a repeat still in flight is waited for too).
+ */
+async function settled(url: string, rx: Receiver, n: number): Promise<void> {
+  const pool = testPool(url, 1);
+  try {
+    await until(`${n} deliveries settled`, async () => {
+      const { rows: [r] } = await pool.query("SELECT count(*)::int AS n, count(*) FILTER (WHERE status <> 'succeeded')::int AS open, COALESCE(sum(attempts), 0)::int AS leased FROM webhook_deliveries");
+      return r.n === n && r.open === 0 && r.leased === rx.received.length;
+    }, 30_000);
+  } finally {
+    await pool.end();
+  }
 }
 
 async function merchantWithHook(c: Child, url: string) {
@@ -49,8 +74,7 @@ t.test('killed after commit, before delivery: delivered exactly once after resta
 
   const second = await startChild(env);
   t.teardown(() => { second.proc.kill('SIGKILL'); });
-  await rx.waitFor(1);
-  await new Promise((r) => setTimeout(r, 1000));
+  await settled(databaseOf(env, second), rx, 1);
   t.equal(rx.received.length, 1, 'exactly once');
   const ev = JSON.parse(rx.received[0].body);
   t.equal(ev.type, 'payment.expired');
@@ -88,8 +112,7 @@ t.test('two processes on one database deliver each event once under load', async
   const a = await startChild(env);
   t.teardown(() => { a.proc.kill('SIGKILL'); });
   // Without DATABASE_URL, the second process uses the first one's embedded Postgres.
-  const pgPort = /"port":(\d+),"databaseDir"/.exec(a.output())?.[1];
-  const b = await startChild({ ...env, ...(env.DATABASE_URL ? {} : { DATABASE_URL: `postgres://postgres:postgres@127.0.0.1:${pgPort}/postgres` }) });
+  const b = await startChild({ ...env, DATABASE_URL: databaseOf(env, a) });
   t.teardown(() => { b.proc.kill('SIGKILL'); });
   const m = await merchantWithHook(a, rx.url);
   const ids: string[] = [];
@@ -97,8 +120,7 @@ t.test('two processes on one database deliver each event once under load', async
     const batch = await Promise.all(Array.from({ length: 20 }, (_, j) => call((i + j) % 2 ? a : b, 'POST', '/api/v2/payments', m.key, { amount: 100 + j })));
     for (const r of batch) ids.push(r.body.id);
   }
-  await rx.waitFor(200, 30_000);
-  await new Promise((r) => setTimeout(r, 1500));
+  await settled(databaseOf(env, a), rx, 200);
   const byEvent = new Map<string, number>();
   for (const r of rx.received) byEvent.set(String(r.headers['x-svc-event-id']), (byEvent.get(String(r.headers['x-svc-event-id'])) ?? 0) + 1);
   t.equal(byEvent.size, 200, 'one event per payment');

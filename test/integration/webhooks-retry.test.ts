@@ -67,7 +67,6 @@ t.test('500, time-out and 302 are failures retried on the merchant schedule, the
   t.match(log[1].error, /timeout/);
   t.equal(log[2].status_code, 302);
   t.equal(log[2].error, 'redirect_not_followed');
-  await new Promise((r) => setTimeout(r, 1100)); // let the slow answer of attempt 2 finish
   t.ok(rx.received.every((r) => r.path === '/hooks'), 'the redirect was not followed');
   t.equal(rx.received.length, 8, 'every attempt reached the receiver once');
   t.equal(new Set(rx.received.map((r) => r.headers['x-svc-event-id'])).size, 1, 'same event id on every attempt');
