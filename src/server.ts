@@ -7,7 +7,7 @@ import { Metrics } from './metrics/registry.js';
 import { createPool, processAppName } from './store/db.js';
 import { splitPoolBudget } from './store/pool-budget.js';
 import { withDeadline } from './deadline.js';
-import { freePort, startEmbedded, type Embedded } from './store/embedded.js';
+import { holdFreePort, startEmbedded, type Embedded } from './store/embedded.js';
 import { migrate } from './store/migrate.js';
 import { PaymentReads } from './store/payment-reads.js';
 import type { KeyValue } from './store/kv.js';
@@ -46,11 +46,11 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   if (!isNativeUws()) log.error('uWebSockets.js native binary did not load: running on the slow fallback implementation');
   // PORT=0 (tests, benchmarks): pick the free port now, so that every part of the server (the
   // workers render checkout URLs in webhooks) knows the real public URL from the start.
-  if (config.port === 0) {
-    let port = 0;
-    while (!port) port = await freePort();
-    if (config.publicBaseUrl.endsWith(':0')) config.publicBaseUrl = config.publicBaseUrl.replace(/:0$/, `:${port}`);
-    config.port = port;
+  // The port stays bound by us until the listener takes it (holdFreePort).
+  const held = config.port === 0 ? await holdFreePort() : null;
+  if (held) {
+    if (config.publicBaseUrl.endsWith(':0')) config.publicBaseUrl = config.publicBaseUrl.replace(/:0$/, `:${held.port}`);
+    config.port = held.port;
   }
   let embedded: Embedded | null = null;
   let databaseUrl = config.databaseUrl;
@@ -116,6 +116,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     idempotency: new Idempotency(kv, () => { metrics.kvFailOpen.inc(); }),
   };
   const { app, stop: stopApp } = buildApp(allRoutes, services);
+  await held?.release();
   const listening = await listen(app, config.host, config.port);
   const scheduler = startScheduler(db, dispatcher, config.expiryPollMs, log);
   const recovery = startRecovery(db, dispatcher, { afterMs: config.attemptRecoveryAfterMs, pollMs: config.attemptRecoveryPollMs }, log);

@@ -25,6 +25,25 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * A free port of 127.0.0.1, held (bound) until `release`: PORT=0 picks the server's port early (the
+ * workers need the public URL) but listens only later, and meanwhile another process starting on
+ * this machine (an embedded Postgres of a parallel test) could take a port merely found free.
+ */
+export async function holdFreePort(): Promise<{ port: number; release(): Promise<void> }> {
+  for (;;) {
+    const srv = net.createServer();
+    srv.unref();
+    const port = await new Promise<number>((resolve, reject) => {
+      srv.on('error', reject);
+      srv.listen(0, '127.0.0.1', () => resolve((srv.address() as net.AddressInfo).port));
+    });
+    const release = () => new Promise<void>((resolve) => srv.close(() => resolve()));
+    if (port !== 5432) return { port, release };
+    await release();
+  }
+}
+
+/**
  * A server killed outright (SIGKILL, OOM) leaves its Postgres running and holding the data
  * directory. That Postgres has no owner any more: stop it (fast shutdown) so this start can proceed.
  */

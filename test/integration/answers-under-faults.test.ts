@@ -58,15 +58,21 @@ t.test('a stalled database: no "nothing committed" answer for a request that com
   };
   const refunds = await Promise.all(ids.map((id) => settle(() => refund(id))));
   t.ok(refunds.every((r) => r.status === 201 && r.body.refund.status === 'succeeded'));
+  // A payout's key converges on paid, or on failed when recovery (300 ms here) asked the bank before
+  // the call reached it and so closed the attempt (payout_interrupted, nothing paid): either way the
+  // answer is the row, and the bank paid exactly the paid ones.
   const payouts = await Promise.all([0, 1, 2, 3].map((i) => settle(() => payout(i))));
-  t.ok(payouts.every((r) => r.status === 200 && r.body.status === 'paid'));
+  t.ok(payouts.every((r) => r.status === 200 && ['paid', 'failed'].includes(r.body.status)), payouts.map((r) => r.body?.status).join(' '));
   const rows = await s.db.query('SELECT payment_id, count(*)::int AS n, sum(amount)::int AS amount FROM refunds WHERE payment_id = ANY($1) GROUP BY payment_id', [ids]);
   t.same(rows.rows.map((r) => [r.n, r.amount]), ids.map(() => [1, 1000]), 'one refund of 1000 per payment');
   const bank = await s.db.query(`SELECT count(*)::int AS n FROM sandbox_ledger l JOIN connector_attempts a ON a.id = l.idempotency_key
     WHERE a.aggregate_id = ANY($1) AND l.operation = 'refund' AND l.moved`, [ids]);
   t.equal(bank.rows[0].n, 6, 'one refund at the bank per payment');
-  const po = await s.db.query("SELECT count(*)::int AS n FROM payouts WHERE merchant_id = $1 AND status = 'paid'", [m.id]);
-  t.equal(po.rows[0].n, 4, 'four payouts');
+  const po = await s.db.query('SELECT id, status FROM payouts WHERE merchant_id = $1', [m.id]);
+  t.same(new Map(po.rows.map((r) => [r.id, r.status])), new Map(payouts.map((r) => [r.body.id, r.body.status])), 'four payouts, each as answered');
+  const paidAtBank = await s.db.query(`SELECT count(*)::int AS n FROM sandbox_ledger l JOIN payouts p ON p.attempt_id = l.idempotency_key
+    WHERE p.merchant_id = $1 AND l.operation = 'payout' AND l.moved`, [m.id]);
+  t.equal(paidAtBank.rows[0].n, payouts.filter((r) => r.body.status === 'paid').length, 'the bank paid exactly the paid ones');
   await until('nothing open', async () => (await s.db.query("SELECT count(*)::int AS n FROM connector_attempts WHERE status = 'started'")).rows[0].n === 0);
 });
 
