@@ -19,6 +19,8 @@ if (!PG_URL) {
 const call = callChild;
 
 const cluster = await startCluster(t, 'cap', { ATTEMPT_RECOVERY_AFTER_MS: '300', ATTEMPT_RECOVERY_POLL_MS: '100' });
+/** A recovery claim is leased for 30 s: a claim taken by the dying process (or one whose shard was restarting) is retried after it. */
+const RECOVERY_WAIT_MS = 60_000;
 const { db } = cluster;
 const a = await cluster.start();
 const b = await cluster.start();
@@ -48,7 +50,7 @@ t.test('killed between the bank\'s capture and the outcome write: recovery recor
   await t.rejects(call(doomed, 'POST', `/v2/payments/${id}/capture`, key, { amount: 3000 }), 'the connection dies with the process');
   await doomed.exited;
   t.same(await bank(id, 'capture'), [[3000, true]], 'the bank captured before the death');
-  await until('recovered', async () => (await view(id)).status === 'succeeded');
+  await until('recovered', async () => (await view(id)).status === 'succeeded', RECOVERY_WAIT_MS);
   t.match(await view(id), { status: 'succeeded', amount: 3000 }, 'the partial amount the attempt recorded');
   t.equal(await openAttempts(id), 0);
   const again = await call(a, 'POST', `/v2/payments/${id}/capture`, key, {});
@@ -64,7 +66,7 @@ t.test('a worker thread dies between the bank\'s capture and the outcome write: 
   const r = await call(doomed, 'POST', `/v2/payments/${id}/capture`, key, { amount: 5000 });
   t.equal(r.status, 503, 'the outcome is unknown to the process whose worker died');
   t.equal(r.body.error.code, 'OUTCOME_UNKNOWN');
-  await until('recovered', async () => (await view(id)).status === 'succeeded');
+  await until('recovered', async () => (await view(id)).status === 'succeeded', RECOVERY_WAIT_MS);
   t.match(await view(id), { status: 'succeeded', amount: 5000 });
   t.same(await bank(id, 'capture'), [[5000, true]], 'exactly one capture at the bank');
   t.equal(await openAttempts(id), 0);
@@ -75,7 +77,7 @@ t.test('killed after recording the capture, before the call: released, nothing c
   const id = await authorized(4000);
   await t.rejects(call(doomed, 'POST', `/v2/payments/${id}/capture`, key, {}));
   await doomed.exited;
-  await until('released', async () => (await openAttempts(id)) === 0);
+  await until('released', async () => (await openAttempts(id)) === 0, RECOVERY_WAIT_MS);
   t.equal((await view(id)).status, 'authorized', 'still authorized');
   t.same(await bank(id, 'capture'), [], 'nothing was captured');
   const { rows } = await db.query("SELECT status FROM connector_attempts WHERE aggregate_id = $1 AND operation = 'capture'", [id]);
@@ -90,7 +92,7 @@ t.test('killed between the bank\'s void and the outcome write: recovery records 
   const id = await authorized(2000);
   await t.rejects(call(doomed, 'POST', `/v2/payments/${id}/cancel`, key, {}));
   await doomed.exited;
-  await until('recovered', async () => (await view(id)).status === 'cancelled');
+  await until('recovered', async () => (await view(id)).status === 'cancelled', RECOVERY_WAIT_MS);
   t.same(await bank(id, 'void'), [[2000, true]], 'one void');
   t.same(await bank(id, 'capture'), []);
   t.equal(await openAttempts(id), 0);

@@ -16,9 +16,14 @@ function dispatcher(resourceLimits: { maxYoungGenerationSizeMb?: number; maxOldG
   return d;
 }
 
+/** The worker's heap gauges, asked until a worker that is still starting (a busy machine) answers. */
 const heap = async (d: Dispatcher) => {
-  const [s] = await d.stats(5000, true);
-  const series = s?.metrics?.find((m) => m.name === 'worker_heap_bytes')?.values ?? [];
+  let series: { labels: Record<string, unknown>; value: number }[] = [];
+  await until('the worker reports its heap', async () => {
+    const [s] = await d.stats(5000, true);
+    series = (s?.metrics?.find((m) => m.name === 'worker_heap_bytes')?.values ?? []) as typeof series;
+    return series.length > 0;
+  }, 60_000);
   return Object.fromEntries(series.map((v) => [String(v.labels.state), v.value]));
 };
 
