@@ -15,6 +15,8 @@ if (!PG_URL) {
 }
 
 
+/** A recovery claim is leased for 30 s: a claim taken by a dying process (or one whose shard was restarting) is retried after it. */
+const RECOVERY_WAIT_MS = 60_000;
 const call = callChild;
 
 const cluster = await startCluster(t, 'att', { ATTEMPT_RECOVERY_AFTER_MS: '300', ATTEMPT_RECOVERY_POLL_MS: '100' });
@@ -64,7 +66,7 @@ t.test('a worker thread dies between the charge and the outcome write: recovery 
   const r = await call(c, 'POST', `/checkout/${id}/pay`, null, card(CARDS.success));
   t.equal(r.status, 503, 'the outcome is unknown to the process whose worker died');
   t.equal(r.body.error.code, 'OUTCOME_UNKNOWN');
-  await until('recovered', async () => (await status(a, id)) === 'succeeded');
+  await until('recovered', async () => (await status(a, id)) === 'succeeded', RECOVERY_WAIT_MS);
   t.same(await charges(id), { authorize_card: 1 }, 'charged once');
   t.equal(await openAttempts(id), 0, 'no attempt left open');
   const again = await call(b, 'POST', `/checkout/${id}/pay`, null, card(CARDS.success));
@@ -84,7 +86,7 @@ t.test('the same for a 3-D Secure completion', async (t) => {
     body: new URLSearchParams({ ref, answer: 'Y' }).toString(),
   });
   await answer.arrayBuffer();
-  await until('recovered', async () => (await status(b, id)) === 'succeeded');
+  await until('recovered', async () => (await status(b, id)) === 'succeeded', RECOVERY_WAIT_MS);
   t.same(await charges(id), { complete_challenge: 1 }, 'the challenge completed and charged once');
   t.equal(await openAttempts(id), 0);
   // The customer's browser repeats the answer (back button): the bank settles a challenge once.
@@ -101,7 +103,7 @@ t.test('a process killed (SIGKILL) after the charge: another process recovers it
   const id = await newPayment();
   await t.rejects(call(c, 'POST', `/checkout/${id}/pay`, null, card(CARDS.success)), 'the connection dies with the process');
   await c.exited;
-  await until('recovered', async () => (await status(a, id)) === 'succeeded');
+  await until('recovered', async () => (await status(a, id)) === 'succeeded', RECOVERY_WAIT_MS);
   t.same(await charges(id), { authorize_card: 1 });
   t.equal(await openAttempts(id), 0);
 });
@@ -111,7 +113,7 @@ t.test('a process killed after recording the attempt, before calling the bank: r
   const id = await newPayment();
   await t.rejects(call(c, 'POST', `/checkout/${id}/pay`, null, card(CARDS.success)));
   await c.exited;
-  await until('released', async () => (await openAttempts(id)) === 0);
+  await until('released', async () => (await openAttempts(id)) === 0, RECOVERY_WAIT_MS);
   t.equal(await status(a, id), 'pending', 'the payment is still open');
   t.same(await charges(id), {}, 'nothing was charged');
   const { rows } = await db.query('SELECT status FROM connector_attempts WHERE aggregate_id = $1', [id]);
@@ -128,7 +130,7 @@ t.test('the bank answers after the connector deadline: 503 outcome_unknown, then
   const r = await call(slow, 'POST', `/checkout/${id}/pay`, null, card(CARDS.success));
   t.equal(r.status, 503);
   t.equal(r.body.error.code, 'OUTCOME_UNKNOWN');
-  await until('settled', async () => (await openAttempts(id)) === 0);
+  await until('settled', async () => (await openAttempts(id)) === 0, RECOVERY_WAIT_MS);
   const s = await status(a, id);
   const moved = await charges(id);
   // Whichever came first at the bank, the late call or recovery's status query, the record matches it.
