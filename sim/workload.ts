@@ -6,9 +6,11 @@ import { run, type Auth } from './client.js';
 import { Rng } from './rng.js';
 import type { World } from './world.js';
 
-export const CARDS = { success: '4242424242424242', declined: '4000000000000002', insufficient: '4000000000009995' };
+// The sandbox bank's test cards, defined once for tests and the simulator.
+export { CARDS } from '../test/helpers/checkout.js';
+import { CARDS } from '../test/helpers/checkout.js';
 const card = (number: string) => ({ number, exp_month: '12', exp_year: '34', cvc: '731' });
-const PAYOUT_CARD = { type: 'card', card: '5555 5555 5555 4444' };
+const PAYOUT_CARD = { type: 'card', card: CARDS.mastercard };
 
 export interface WorkloadOptions { clients: number; stop: () => boolean }
 
