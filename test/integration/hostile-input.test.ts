@@ -135,7 +135,7 @@ const CLASSES: Record<string, Case[]> = {
     M('an amount past 2^53', '{"amount":99999999999999999999}', 422, 'amount_invalid', 'amount'),
     M('an amount of 1e400 (Infinity once parsed)', '{"amount":1e400}', 422, 'amount_invalid', 'amount'),
     { ...REF('a refund amount past 2^53', '{"amount":99999999999999999999}', 422, 'refund_amount_invalid', 'amount'), path: `/api/v2/payments/${paid}/refunds` },
-    { ...REF('a refund amount of 1e400', '{"amount":1e400}', 422, 'refund_amount_invalid', 'amount'), path: `/api/v2/payments/${paid}/refunds` },
+    { ...REF('a refund amount of 1e400 (Infinity once parsed: not an integer)', '{"amount":1e400}', 422, 'amount_invalid', 'amount'), path: `/api/v2/payments/${paid}/refunds` },
     DP('an amount past 2^53', `{"amount":99999999999999999999,"currency":"RUB","card":{${card}}}`, 'amount'),
     GR('a refund amount past 2^53', '{"amount":99999999999999999999}', 'amount'),
     PO('a payout amount past 2^53', '{"amount":99999999999999999999,"currency":"AZN","destination":{"type":"card","card":"4242424242424242"}}', 'amount'),
