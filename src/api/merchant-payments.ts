@@ -2,7 +2,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_AMOUNT } from '../domain/money.js';
 import { PAYMENT_STATUSES, FAILURE_CODES } from '../domain/payment.js';
-import { Currency, Locale, Metadata, Timestamp } from './common.js';
+import { Currency, Locale, MerchantMetadata, Timestamp } from './common.js';
 
 const Str = (max: number, extra = {}) => Type.String({ maxLength: max, ...extra });
 
@@ -25,7 +25,7 @@ export const CreatePaymentRequest = Type.Object({
   method: Type.Optional(Type.Union([Type.Literal('card'), Type.Literal('sbp')])),
   return_url: Type.Optional(Str(2048, { format: 'uri' })),
   customer: Type.Optional(CustomerInput),
-  metadata: Type.Optional(Metadata),
+  metadata: Type.Optional(MerchantMetadata),
   locale: Type.Optional(Locale),
 }, { additionalProperties: false, $id: 'CreatePaymentRequest' });
 export type CreatePaymentRequest = Static<typeof CreatePaymentRequest>;
