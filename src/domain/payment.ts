@@ -10,7 +10,7 @@ import type { GatewaySession } from './checkout-session.js';
 
 import type { PaymentStatus } from './payment-status.js';
 
-export { PAYMENT_STATUSES, type PaymentStatus } from './payment-status.js';
+export { MERCHANT_PAYMENT_STATUSES, merchantStatus, PAYMENT_STATUSES, storedStatusesOf, type MerchantPaymentStatus, type PaymentStatus } from './payment-status.js';
 
 export const FAILURE_CODES = ['authentication_failed', 'insufficient_funds', 'card_expired', 'limit_exceeded', 'card_declined', 'expired'] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
