@@ -5,6 +5,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { MERCHANT_PAYMENT_STATUSES, merchantStatus, PAYMENT_STATUSES, storedStatusesOf, type Payment } from '../../src/domain/payment.js';
 import { PaymentResource } from '../../src/api/merchant-payments.js';
 import { toMerchantPayment } from '../../src/api/merchant-payment-view.js';
+import { merchantPaymentObject } from '../../src/api/webhook-envelopes.js';
 
 const SPEC = ['pending', 'succeeded', 'failed', 'expired', 'refunded', 'partially_refunded', 'review'];
 
@@ -36,5 +37,6 @@ t.test('the rendered resource validates against the Payment schema for every sto
     const view = toMerchantPayment({ ...base, status }, 'https://pay.example', 'req_1');
     t.ok(check.Check(view), `${status}: ${JSON.stringify([...check.Errors(view)].slice(0, 1))}`);
     t.equal(view.status, merchantStatus(status));
+    t.equal(merchantPaymentObject({ ...base, status }, 'https://pay.example').status, merchantStatus(status), `${status}: a merchant webhook body's data.object too`);
   }
 });
