@@ -75,4 +75,7 @@ t.test('spec Limits: rate headers "`X-RateLimit-Limit`, `X-RateLimit-Remaining` 
 
   const none = await s.request('GET', '/api/v2/ping', { key: 'svc_test_' + 'x'.repeat(32) });
   t.same([none.status, none.headers.get('x-ratelimit-limit')], [401, null], 'an invalid key has no rate to tell');
+  const doc = (await s.request('GET', '/openapi.json')).body;
+  t.ok(doc.components.responses.E403.headers['X-RateLimit-Limit'] && doc.components.responses.E403.headers['X-RateLimit-Remaining'], 'the OpenAPI document says so for 403');
+  t.notOk(doc.components.responses.E401.headers['X-RateLimit-Limit'], 'and not for 401');
 });
