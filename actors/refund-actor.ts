@@ -116,7 +116,7 @@ export async function handleRefund(ctx: ActorContext, m: CommandOf<'payment.refu
     if (prior) markCommitted(ctx); // the key holds a refund: no later failure may say "nothing happened"
     if (prior && prior.status !== 'pending') return answerFor(ctx, prior, true);
     const plan = prior ? null : planRefund(p, q.amount);
-    if (plan && !plan.ok) return failed(plan.code === 'refund_amount_invalid' ? overRemaining(p) : fail(plan.code));
+    if (plan && !plan.ok) return failed(plan.code === 'refund_amount_invalid' ? overRemaining(p) : fail(plan.code, plan.code === 'amount_invalid' ? 'amount' : null));
     if (plan && !p.pendingAttempt) {
       if (!(await refundSupported(ctx.db, p.id, ctx.connectors(p.livemode).name))) return failed(fail('refund_not_supported'));
       let refund: Refund | null = null;

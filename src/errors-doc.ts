@@ -8,7 +8,7 @@ export const END = '<!-- errors:end -->';
 
 export function renderErrorTable(): string {
   const rows = Object.entries(ERRORS).map(([code, d]) =>
-    `| \`${code}\` | ${d.status} | ${d.type} | ${d.retryable ? 'yes' : 'no'} | ${d.en} |`);
+    `| \`${code}\` | ${d.status} | ${d.type} | ${d.retryable ? 'yes' : 'no'} | ${d.retired ? '(retired: never answered any more) ' : ''}${d.en} |`);
   return ['| code | HTTP | type | retry | message (en) |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 

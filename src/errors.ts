@@ -17,10 +17,15 @@ export interface ErrorDef {
   en: string;
   ru: string;
   az: string;
+  /** Never answered any more; kept so that the code is never reused for another meaning. */
+  retired?: true;
 }
 
 const def = (status: number, type: ErrorType, retryable: boolean, en: string, ru: string, az: string): ErrorDef =>
   ({ status, type, retryable, en, ru, az });
+
+/** A code no longer answered (its definition stays, so it is never reused for another meaning). */
+const retired = (d: ErrorDef): ErrorDef => ({ ...d, retired: true });
 
 const IR = 'invalid_request_error';
 
@@ -345,18 +350,19 @@ export const ERRORS = {
     'Every remaining use of this payment link is held by a payment in progress; try again later.',
     'Все оставшиеся использования этой платёжной ссылки заняты платежами в процессе; попробуйте позже.',
     'Bu ödəniş keçidinin qalan bütün istifadələri davam edən ödənişlər tərəfindən tutulub; sonra yenidən cəhd edin.'),
-  link_amount_required: def(422, IR, false,
+  // Retired by issue 23: a static link may leave the amount to the payer (spec: "amount (integer, optional)").
+  link_amount_required: retired(def(422, IR, false,
     'A static payment link needs a fixed amount.',
     'Для статической платёжной ссылки нужна фиксированная сумма.',
-    'Statik ödəniş keçidi üçün sabit məbləğ lazımdır.'),
+    'Statik ödəniş keçidi üçün sabit məbləğ lazımdır.')),
   link_type_invalid: def(422, IR, false,
     'The type must be dynamic or static.',
     'Тип должен быть dynamic или static.',
     'Növ dynamic və ya static olmalıdır.'),
   max_uses_invalid: def(422, IR, false,
-    'The max_uses must be an integer from 1 to 1000000; a dynamic link is used once (max_uses 1).',
-    'max_uses должен быть целым числом от 1 до 1000000; динамическая ссылка используется один раз (max_uses 1).',
-    'max_uses 1-dən 1000000-ə qədər tam ədəd olmalıdır; dinamik keçid bir dəfə istifadə olunur (max_uses 1).'),
+    'The max_uses must be an integer from 1 to 1000000, or null for no limit.',
+    'max_uses должен быть целым числом от 1 до 1000000 или null (без ограничения).',
+    'max_uses 1-dən 1000000-ə qədər tam ədəd və ya limitsiz üçün null olmalıdır.'),
   expires_at_invalid: def(422, IR, false,
     'The expires_at must be an RFC 3339 time in the future, at most 366 days ahead.',
     'expires_at должен быть моментом времени RFC 3339 в будущем, не дальше 366 дней.',

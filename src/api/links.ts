@@ -8,12 +8,12 @@ const RFC3339 = '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
 export const CreateLinkRequest = Type.Object({
-  amount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'Minor units; absent: the payer enters the sum (dynamic links only)' })),
+  amount: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_AMOUNT, description: 'Minor units; absent or null: the payer enters the sum on the link page (either type)' })),
   currency: Type.Optional(Currency),
   description: Type.Optional(Type.String({ maxLength: 200 })),
-  max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LINK_USES, description: 'Paid payments allowed; absent: no limit (static) or 1 (dynamic)' })),
+  max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LINK_USES, description: 'Paid payments allowed (either type); absent or null: no limit' })),
   expires_at: Type.Optional(Type.String({ pattern: RFC3339, maxLength: 40, description: 'RFC 3339, in the future; after it the link stops working' })),
-  type: Type.Optional(Type.Union([Type.Literal('dynamic'), Type.Literal('static')], { description: 'dynamic (default): one payment; static: reusable, fixed amount' })),
+  type: Type.Optional(Type.Union([Type.Literal('dynamic'), Type.Literal('static')], { description: 'dynamic (default) or static; a static link\'s page also shows the printable QR code of its URL' })),
 }, { additionalProperties: false, $id: 'CreateLinkRequest' });
 export type CreateLinkRequest = Static<typeof CreateLinkRequest>;
 

@@ -1,5 +1,5 @@
 // Domain payment -> merchant API Payment resource (2026-09-22).
-import type { Payment } from '../domain/payment.js';
+import { merchantStatus, type Payment } from '../domain/payment.js';
 import type { PaymentResource } from './merchant-payments.js';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
@@ -9,7 +9,7 @@ export function toMerchantPayment(p: Payment, publicBaseUrl: string, requestId: 
     id: p.id,
     object: 'payment',
     livemode: p.livemode,
-    status: p.status,
+    status: merchantStatus(p.status),
     amount: p.amount,
     currency: p.currency,
     amount_refunded: p.amountRefunded,

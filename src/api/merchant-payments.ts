@@ -1,8 +1,8 @@
 // Merchant API (2026-09-22): payment request and resource schemas, the only source of their types.
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_AMOUNT } from '../domain/money.js';
-import { PAYMENT_STATUSES, FAILURE_CODES } from '../domain/payment.js';
-import { Currency, Locale, Metadata, Timestamp } from './common.js';
+import { FAILURE_CODES, MERCHANT_PAYMENT_STATUSES } from '../domain/payment.js';
+import { Currency, Locale, MerchantMetadata, Timestamp } from './common.js';
 
 const Str = (max: number, extra = {}) => Type.String({ maxLength: max, ...extra });
 
@@ -25,7 +25,7 @@ export const CreatePaymentRequest = Type.Object({
   method: Type.Optional(Type.Union([Type.Literal('card'), Type.Literal('sbp')])),
   return_url: Type.Optional(Str(2048, { format: 'uri' })),
   customer: Type.Optional(CustomerInput),
-  metadata: Type.Optional(Metadata),
+  metadata: Type.Optional(MerchantMetadata),
   locale: Type.Optional(Locale),
 }, { additionalProperties: false, $id: 'CreatePaymentRequest' });
 export type CreatePaymentRequest = Static<typeof CreatePaymentRequest>;
@@ -43,7 +43,7 @@ export const PaymentResource = Type.Object({
   id: Type.String({ pattern: '^EXZ-\\d{8}-[0-9A-Z]{10}$' }),
   object: Type.Literal('payment'),
   livemode: Type.Boolean(),
-  status: Type.Union(PAYMENT_STATUSES.map((s) => Type.Literal(s))),
+  status: Type.Union(MERCHANT_PAYMENT_STATUSES.map((s) => Type.Literal(s)), { description: 'The spec\'s seven statuses; final: succeeded, failed, expired, refunded, partially_refunded' }),
   amount: Type.Integer(),
   currency: Type.String(),
   amount_refunded: Type.Integer(),
@@ -76,7 +76,7 @@ export const PaymentList = Type.Object({
 
 export const ListPaymentsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-  status: Type.Optional(Type.Union(PAYMENT_STATUSES.map((s) => Type.Literal(s)))),
+  status: Type.Optional(Type.Union(MERCHANT_PAYMENT_STATUSES.map((s) => Type.Literal(s)))),
   order_id: Type.Optional(Type.String()),
   from: Type.Optional(Type.String({ description: 'YYYY-MM-DD or YYYY-MM-DD HH:MM (UTC), inclusive' })),
   to: Type.Optional(Type.String({ description: 'YYYY-MM-DD or YYYY-MM-DD HH:MM (UTC), inclusive of that day or minute' })),

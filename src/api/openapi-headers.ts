@@ -1,6 +1,7 @@
 // The response headers of the API as reusable OpenAPI components, and one pass that attaches them
 // to every response of a document, so endpoints added later carry them without repeating them:
-// X-Request-Id on every answer; X-RateLimit-* once the key is known (not on 401/403); Retry-After
+// X-Request-Id on every answer; X-RateLimit-* once the key is known (not on 401; a 403 of a valid
+// key carries them, issue 23); Retry-After
 // on 429, 503 and 409 (a key still in use); Idempotent-Replayed and Original-Request on the answers of operations that take
 // an Idempotency-Key. What the server sends is in src/http (app.ts, rate-limit.ts, idempotent.ts).
 
@@ -25,7 +26,7 @@ const RATE: HeaderName[] = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-Rat
 /** The headers an answer with this status carries (Idempotent-* added by the caller where they apply). */
 function headersFor(status: string, idempotent: boolean): HeaderName[] {
   const names: HeaderName[] = ['X-Request-Id'];
-  if (status !== '401' && status !== '403') names.push(...RATE);
+  if (status !== '401') names.push(...RATE);
   if (status === '429' || status === '503' || status === '409') names.push('Retry-After');
   if (idempotent && status.startsWith('2')) names.push('Idempotent-Replayed', 'Original-Request');
   return names;

@@ -102,7 +102,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
       '/payments/{id}/refunds': {
         post: {
           operationId: 'createRefund', summary: 'Refund a paid payment, in whole (no amount) or in part',
-          description: 'Errors: 409 payment_not_payable (not paid, or nothing left), 422 refund_amount_invalid, 422 refund_not_supported, 409 refund_in_progress (retryable), 502 refund_failed (the bank refused; a failed refund is listed).',
+          description: 'Errors: 409 payment_not_payable (not paid, or nothing left), 422 amount_invalid (not a positive integer), 422 refund_amount_invalid (more than is left), 422 refund_not_supported, 409 refund_in_progress (retryable), 502 refund_failed (the bank refused; a failed refund is listed).',
           parameters: [
             { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
             { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } },

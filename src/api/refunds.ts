@@ -12,8 +12,12 @@ export const CreateRefundRequest = Type.Object({
 }, { additionalProperties: false, $id: 'CreateRefundRequest' });
 export type CreateRefundRequest = Static<typeof CreateRefundRequest>;
 
-/** Which error code a schema failure under each top-level field maps to. */
-export const CREATE_REFUND_FIELD_CODES = { amount: 'refund_amount_invalid', reason: 'refund_reason_invalid' } as const;
+/**
+ * Which error code a schema failure under each top-level field maps to. Spec, Known codes: amount_invalid
+ * is "amount not a positive integer, e.g. a decimal"; refund_amount_invalid (more than is left) is the
+ * refund rule's (src/domain/refund.ts).
+ */
+export const CREATE_REFUND_FIELD_CODES = { amount: 'amount_invalid', reason: 'refund_reason_invalid' } as const;
 
 export const RefundResource = Type.Object({
   id: Type.String({ pattern: '^ref_[0-9A-Za-z]{24}$' }),

@@ -46,6 +46,12 @@ export function compile<S extends TSchema>(schema: S, fieldCodes: Record<string,
     }
     if (first.type === ValueErrorType.ObjectRequiredProperty) return { ok: false, failure: fail('parameter_missing', param) };
     if (first.type === ValueErrorType.Object && param === '') return { ok: false, failure: fail('body_invalid') };
+    if (first.type === ValueErrorType.ObjectMaxProperties) {
+      // Name the limit exceeded (metadata: "21 keys, more than 20").
+      const max = (first.schema as { maxProperties?: number }).maxProperties;
+      const n = typeof first.value === 'object' && first.value !== null ? Object.keys(first.value).length : 0;
+      return { ok: false, failure: fail(fieldCodes[top] ?? 'parameter_invalid', param, `${n} keys, more than ${max}`) };
+    }
     return { ok: false, failure: fail(fieldCodes[top] ?? 'parameter_invalid', param) };
   };
 }

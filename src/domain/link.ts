@@ -1,11 +1,10 @@
 // The payment link aggregate: its shape, the rules of a create request, and the pure moves of a link
 // (a payer reserves a use, a settled payment returns or spends it, the merchant deactivates it).
 //
-// Types (docs/decisions.md, "Payment links"):
-//   dynamic (default): for one customer and one payment. max_uses is 1 (absent means 1); the amount
-//                      may be left to the payer.
-//   static:            reusable (max_uses absent = no limit) with a fixed amount, so the URL alone says
-//                      everything and can be printed as a QR code.
+// Types (docs/decisions.md, "Merchant API to the letter (issue 23)"): both take a fixed amount or
+// leave it to the payer, and both honour max_uses (absent: no limit). The type changes only the kind
+// of QR code the link's page shows: a static link's page shows the printable QR code of its URL, a
+// dynamic link's none (the customer pays through the hosted checkout, whose SBP QR code is per payment).
 // Uses: `uses` counts paid payments. A payment created for the link holds a use (`holds`: payment id
 // -> time of the reservation) until it settles: paid -> the hold becomes a use; failed or expired ->
 // the hold is released. uses + holds never exceeds max_uses, so concurrent payers cannot overshoot.
@@ -63,19 +62,13 @@ export const MAX_LINK_LIFETIME_MS = 366 * 24 * 3600 * 1000;
 /** The largest max_uses accepted. */
 export const MAX_LINK_USES = 1_000_000;
 
-export type LinkRuleCode = 'currency_not_enabled' | 'link_amount_required' | 'max_uses_invalid' | 'expires_at_invalid';
+export type LinkRuleCode = 'currency_not_enabled' | 'expires_at_invalid';
 export type LinkRuleResult = { ok: true; value: NewLink } | { ok: false; code: LinkRuleCode; param: string };
 
 export function applyLinkRules(input: LinkInput, m: { defaultCurrency: string; currencies: string[] }, now: number): LinkRuleResult {
   const type = input.type ?? 'dynamic';
   const currency = (input.currency ?? m.defaultCurrency).toUpperCase();
   if (!m.currencies.includes(currency)) return { ok: false, code: 'currency_not_enabled', param: 'currency' };
-  if (type === 'static' && input.amount === undefined) return { ok: false, code: 'link_amount_required', param: 'amount' };
-  let maxUses: number | null = input.max_uses ?? null;
-  if (type === 'dynamic') {
-    if (maxUses !== null && maxUses !== 1) return { ok: false, code: 'max_uses_invalid', param: 'max_uses' };
-    maxUses = 1;
-  }
   let expiresAt: number | null = null;
   if (input.expires_at !== undefined) {
     expiresAt = Date.parse(input.expires_at);
@@ -83,7 +76,10 @@ export function applyLinkRules(input: LinkInput, m: { defaultCurrency: string; c
       return { ok: false, code: 'expires_at_invalid', param: 'expires_at' };
     }
   }
-  return { ok: true, value: { type, amount: input.amount ?? null, currency, description: input.description ?? null, maxUses, expiresAt } };
+  return {
+    ok: true,
+    value: { type, amount: input.amount ?? null, currency, description: input.description ?? null, maxUses: input.max_uses ?? null, expiresAt },
+  };
 }
 
 /** Whether the YYYY-MM-DD part names a day of the calendar (Date.parse rolls 02-30 over to March). */
@@ -101,6 +97,9 @@ export function createLink(input: NewLink, ctx: LinkCreateContext, now: number):
     createdAt: now, updatedAt: now, version: 1, requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey, requestHash: ctx.requestHash,
   };
 }
+
+/** Whether the link's page shows the printable QR code of its URL: the one thing the type changes. */
+export const showsQrCode = (l: Link): boolean => l.type === 'static';
 
 export const heldUses = (l: Link): number => Object.keys(l.holds).length;
 

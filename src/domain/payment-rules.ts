@@ -9,10 +9,24 @@ export interface PaymentInput {
 
 export interface MerchantRules { defaultCurrency: string; currencies: string[] }
 
+/** Merchant spec, Limits: metadata "up to 20 keys and 4 KB". */
+export const METADATA_MAX_KEYS = 20;
 export const METADATA_MAX_BYTES = 4096;
 
+/**
+ * Which metadata limit a map exceeds, said as the detail of metadata_invalid, or null. 4 KB is 4096
+ * bytes of UTF-8 in the keys and values together (the JSON punctuation around them does not count).
+ */
+export function metadataOverLimit(metadata: Record<string, string>): string | null {
+  const keys = Object.keys(metadata);
+  if (keys.length > METADATA_MAX_KEYS) return `${keys.length} keys, more than ${METADATA_MAX_KEYS}`;
+  let bytes = 0;
+  for (const k of keys) bytes += Buffer.byteLength(k) + Buffer.byteLength(metadata[k]);
+  return bytes > METADATA_MAX_BYTES ? `${bytes} bytes of keys and values, more than 4 KB = ${METADATA_MAX_BYTES} bytes` : null;
+}
+
 export type PaymentRuleCode = 'currency_not_enabled' | 'method_not_available' | 'return_url_invalid' | 'metadata_invalid';
-export type RuleResult = { ok: true; value: NewPayment } | { ok: false; code: PaymentRuleCode; param: string };
+export type RuleResult = { ok: true; value: NewPayment } | { ok: false; code: PaymentRuleCode; param: string; detail?: string };
 
 export function applyPaymentRules(input: PaymentInput, m: MerchantRules, source: PaymentSource): RuleResult {
   const currency = (input.currency ?? m.defaultCurrency).toUpperCase();
@@ -20,7 +34,8 @@ export function applyPaymentRules(input: PaymentInput, m: MerchantRules, source:
   if (input.method === 'sbp' && currency !== 'RUB') return { ok: false, code: 'method_not_available', param: 'method' };
   if (input.return_url !== undefined && !isPublicHttpsUrl(input.return_url)) return { ok: false, code: 'return_url_invalid', param: 'return_url' };
   const metadata = input.metadata ?? {};
-  if (Buffer.byteLength(JSON.stringify(metadata)) > METADATA_MAX_BYTES) return { ok: false, code: 'metadata_invalid', param: 'metadata' };
+  const over = metadataOverLimit(metadata);
+  if (over) return { ok: false, code: 'metadata_invalid', param: 'metadata', detail: over };
   const customer: Customer = { ...(input.customer ?? {}) };
   if (customer.country) customer.country = customer.country.toUpperCase();
   return {

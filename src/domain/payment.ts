@@ -10,7 +10,7 @@ import type { GatewaySession } from './checkout-session.js';
 
 import type { PaymentStatus } from './payment-status.js';
 
-export { PAYMENT_STATUSES, type PaymentStatus } from './payment-status.js';
+export { MERCHANT_PAYMENT_STATUSES, merchantStatus, PAYMENT_STATUSES, storedStatusesOf, type MerchantPaymentStatus, type PaymentStatus } from './payment-status.js';
 
 export const FAILURE_CODES = ['authentication_failed', 'insufficient_funds', 'card_expired', 'limit_exceeded', 'card_declined', 'expired'] as const;
 export type FailureCode = (typeof FAILURE_CODES)[number];
@@ -145,7 +145,7 @@ export const AUTHORIZATION_EXPIRED = { code: 'expired', message: 'The authorizat
 export type PaymentEventType = 'payment.succeeded' | 'payment.failed' | 'payment.expired' | 'payment.cancelled' | 'refund.succeeded' | 'payment.refunded';
 
 export interface TransitionOk { ok: true; state: Payment; events: PaymentEventType[] }
-export type TransitionErrorCode = 'payment_not_payable' | 'refund_amount_invalid' | 'payment_not_capturable' | 'capture_amount_invalid' | 'payment_not_cancellable';
+export type TransitionErrorCode = 'payment_not_payable' | 'amount_invalid' | 'refund_amount_invalid' | 'payment_not_capturable' | 'capture_amount_invalid' | 'payment_not_cancellable';
 export interface TransitionError { ok: false; code: TransitionErrorCode }
 export type TransitionResult = TransitionOk | TransitionError;
 

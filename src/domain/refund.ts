@@ -33,7 +33,7 @@ export interface Refund {
   requestHash: string | null;
 }
 
-export type RefundRuleCode = 'payment_not_payable' | 'refund_amount_invalid';
+export type RefundRuleCode = 'payment_not_payable' | 'amount_invalid' | 'refund_amount_invalid';
 export type RefundPlan = { ok: true; amount: number } | { ok: false; code: RefundRuleCode };
 
 /** Payment statuses that hold money that can still be returned. */
@@ -44,15 +44,16 @@ export const remainingOf = (p: Pick<RefundablePayment, 'amount' | 'amountRefunde
 /**
  * How much a refund request returns: no amount (undefined or null) returns the whole remaining sum;
  * an amount must be a whole number of minor units from 1 to what is left. A payment that was never
- * paid, or has nothing left, is not refundable (that check comes first).
+ * paid, or has nothing left, is not refundable (that check comes first). Merchant spec, Known codes:
+ * `amount_invalid` for an amount that is not a positive integer (zero, negative, a decimal, not a
+ * number, Infinity), `refund_amount_invalid` for one that exceeds what is left (however large).
  */
 export function planRefund(p: Pick<RefundablePayment, 'status' | 'amount' | 'amountRefunded'>, requested: unknown): RefundPlan {
   const remaining = remainingOf(p);
   if (!REFUNDABLE.includes(p.status) || remaining <= 0) return { ok: false, code: 'payment_not_payable' };
   if (requested === undefined || requested === null) return { ok: true, amount: remaining };
-  if (typeof requested !== 'number' || !Number.isSafeInteger(requested) || requested < 1 || requested > remaining) {
-    return { ok: false, code: 'refund_amount_invalid' };
-  }
+  if (typeof requested !== 'number' || !Number.isInteger(requested) || requested < 1) return { ok: false, code: 'amount_invalid' };
+  if (requested > remaining) return { ok: false, code: 'refund_amount_invalid' };
   return { ok: true, amount: requested };
 }
 

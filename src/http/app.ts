@@ -10,7 +10,7 @@ import { isDatabaseUnavailable } from '../store/db.js';
 import { setBodyMemoryLimit } from './body-budget.js';
 import { createCtx, drainBody, observeSent, readBody, type ApiName, type Ctx } from './context.js';
 import { sendFailure } from './reply.js';
-import { bearer, tokenMatches, type Principal } from './auth.js';
+import { bearer, tokenMatches, type KeyRefusal, type Principal } from './auth.js';
 import { answerPreflight, widgetOrigin, WIDGET_PREFIX } from './cors.js';
 import { gatewayAccess } from '../domain/permissions.js';
 import { checkRate, rateHeaders, type RateDecision } from './rate-limit.js';
@@ -33,7 +33,7 @@ export const isPublicRoute = (r: Pick<Route, 'auth' | 'path'>): boolean => r.aut
 /** The merchant API key check and its rate limit: the refusal (401/403/429) or null. */
 async function merchantGate(ctx: Ctx, s: Services): Promise<ApiFailure | null> {
   const principal = await s.auth.merchantApi(ctx.headers.authorization);
-  if (isFailure(principal)) return principal;
+  if (isFailure(principal)) return refusedKey(ctx, s, principal);
   ctx.auth = principal;
   return countKey(ctx, s, principal);
 }
@@ -60,6 +60,17 @@ async function countKey(ctx: Ctx, s: Services, principal: Principal): Promise<Ap
   noteFailOpen(ctx, s, rate);
   ctx.extraHeaders.push(...rateHeaders(rate));
   return rate.allowed ? null : { ...fail('rate_limited'), retryAfterSeconds: rate.retryAfter };
+}
+
+/**
+ * A refused merchant key. A valid key of a merchant whose API is off is still counted, and its
+ * 403 carries the X-RateLimit-* headers; the answer stays 403 api_disabled even past the limit
+ * (it is the one that will not change by waiting).
+ */
+async function refusedKey(ctx: Ctx, s: Services, refusal: KeyRefusal): Promise<ApiFailure> {
+  const { disabledKey, ...failure } = refusal;
+  if (disabledKey) await countKey(ctx, s, disabledKey);
+  return failure;
 }
 
 function noteFailOpen(ctx: Ctx, s: Services, rate: RateDecision): void {
@@ -170,6 +181,7 @@ async function answerUnrouted(ctx: Ctx, s: Services, failure: ApiFailure, header
   if (ctx.api === 'merchant' && ctx.headers.authorization) {
     const principal = await s.auth.merchantApi(ctx.headers.authorization);
     if (!isFailure(principal)) refusal = await countKey(ctx, s, principal);
+    else if (principal.disabledKey) await countKey(ctx, s, principal.disabledKey);
   }
   await drained;
   sendFailure(ctx, refusal ?? failure, refusal ? [] : headers);

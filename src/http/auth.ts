@@ -10,6 +10,12 @@ import { findActiveKey, type ApiKeyRecord, type Merchant } from '../store/mercha
 
 export interface Principal { key: ApiKeyRecord; merchant: Merchant; livemode: boolean }
 
+/**
+ * `403 api_disabled` names the valid key it refuses, so the answer can still count it against the
+ * key's rate limit and carry the X-RateLimit-* headers (merchant spec: "on every response").
+ */
+export type KeyRefusal = ApiFailure & { disabledKey?: Principal };
+
 
 /** Key prefixes per API. The merchant API takes svc_ keys; the gateway takes sk_ and rk_ (pk_ for the widget). */
 export const MERCHANT_PREFIXES = ['svc_test_', 'svc_live_'];
@@ -29,7 +35,7 @@ export class Authenticator {
   constructor(private readonly db: pg.Pool, private readonly ttlMs: number) {}
 
   /** Reads `Authorization: Bearer <key>` and resolves the key's merchant. */
-  async merchantApi(authorization: string | undefined): Promise<Principal | ApiFailure> {
+  async merchantApi(authorization: string | undefined): Promise<Principal | KeyRefusal> {
     const key = bearer(authorization);
     if (!key) return fail('authentication_required');
     if (!MERCHANT_PREFIXES.some((p) => key.startsWith(p)) || key.length > 200) return fail('api_key_invalid');
@@ -38,7 +44,7 @@ export class Authenticator {
     // A cached answer is used without an extra turn of the event loop.
     const found = hit && hit.expires > Date.now() ? hit.value : await this.lookup(hash);
     if (!found || found.key.kind !== 'merchant') return fail('api_key_invalid');
-    if (!found.merchant.apiEnabled) return fail('api_disabled');
+    if (!found.merchant.apiEnabled) return { ...fail('api_disabled'), disabledKey: { ...found, livemode: found.key.mode === 'live' } };
     return { ...found, livemode: found.key.mode === 'live' };
   }
 

@@ -200,7 +200,7 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
 }
 
 export interface ListQuery {
-  merchantId: string; livemode: boolean; limit: number; status?: PaymentStatus; orderId?: string;
+  merchantId: string; livemode: boolean; limit: number; statuses?: PaymentStatus[]; orderId?: string;
   from?: number; to?: number; startingAfter?: { createdAt: string; id: string };
 }
 
@@ -210,7 +210,7 @@ export async function listPayments(db: pg.Pool, q: ListQuery): Promise<{ payment
   const where = ['merchant_id = $1', 'livemode = $2', 'session IS NULL'];
   const values: unknown[] = [q.merchantId, q.livemode];
   const add = (sql: string, v: unknown) => { values.push(v); where.push(sql.replace('?', `$${values.length}`)); };
-  if (q.status) add('status = ?', q.status);
+  if (q.statuses) add('status = ANY(?::text[])', q.statuses);
   if (q.orderId) add('order_id = ?', q.orderId);
   if (q.from !== undefined) add('created_at >= ?', new Date(q.from).toISOString());
   if (q.to !== undefined) add('created_at < ?', new Date(q.to).toISOString());

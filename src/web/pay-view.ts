@@ -4,7 +4,7 @@ import { nextActionView } from '../api/checkout-view.js';
 import type { EffectiveMethod } from '../domain/catalog.js';
 import { OPEN, sessionStatus, type CheckoutState } from '../domain/checkout.js';
 import { DEFAULT_AUTO_RETURN_SECONDS, sessionReturnUrl } from '../domain/checkout-session.js';
-import type { Payment } from '../domain/payment.js';
+import { merchantStatus, type Payment } from '../domain/payment.js';
 import { escapeHtml, formatAmount, jsonForHtml, layout } from './html.js';
 import { brandName, FAILURE_TEXTS, METHOD_NAMES, PAGE_LANGS, TEXTS, type PageLang } from './i18n.js';
 import { PAY_SCRIPT } from './pay-script.js';
@@ -40,7 +40,8 @@ export function returnLink(p: Payment): string | null {
   try {
     const u = new URL(target);
     u.searchParams.set(p.session ? 'session_id' : 'payment_id', p.id);
-    u.searchParams.set('status', p.session ? sessionStatus(p.status, OPEN) : p.status);
+    // Each API's own status words: the session's for a gateway session, the merchant API's seven otherwise.
+    u.searchParams.set('status', p.session ? sessionStatus(p.status, OPEN) : merchantStatus(p.status));
     return u.toString();
   } catch { return null; }
 }
@@ -134,7 +135,8 @@ export function renderPayPage(model: PayPageModel): string {
   const data = {
     id: p.id, lang, t: { waiting: t.waiting, processing: t.processing, error: t.error },
     awaiting: pending ? model.checkout.awaiting : null, nextAction: pending ? nextActionView(model.checkout.nextAction) : null,
-    returnTo: back, autoReturnMs: autoMs, status: p.status, parentOrigin: model.parentOrigin,
+    // The embedded form's callbacks get the merchant API's status (a session's page reports its own).
+    returnTo: back, autoReturnMs: autoMs, status: session ? p.status : merchantStatus(p.status), parentOrigin: model.parentOrigin,
   };
   const body = `<main><div class="top">${p.livemode ? '<span></span>' : `<span class="badge">${t.testMode}</span>`}${langSwitch(p.id, lang, model.parentOrigin)}</div>
 <div class="box">${brand?.logoUrl ? `<img class="logo" id="brand-logo" src="${escapeHtml(brand.logoUrl)}" alt="">` : ''}${brand?.customTitle ? `<p class="brand" id="brand-title">${escapeHtml(brand.customTitle)}</p>` : ''}<h1>${escapeHtml(p.description ?? t.title)}</h1>${p.orderId ? `<p class="muted">${t.order} ${escapeHtml(p.orderId)}</p>` : ''}

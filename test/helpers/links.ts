@@ -20,3 +20,9 @@ export async function payLink(base: string, id: string, form: Record<string, str
 
 /** The state the link page announces (data-state of #link-state), or null when it offers to pay. */
 export const pageState = (html: string): string | null => /id="link-state" data-state="([a-z_]+)"/.exec(html)?.[1] ?? null;
+
+/** Whether the link page shows the printable QR code of its URL (static links). */
+export const hasQrCode = (html: string): boolean => /id="link-qr" src="data:image\/svg\+xml;base64,/.test(html);
+
+/** Whether the link page asks the payer for the sum (a link without an amount). */
+export const asksForAmount = (html: string): boolean => /id="payer-amount"/.test(html);

@@ -135,7 +135,7 @@ const CLASSES: Record<string, Case[]> = {
     M('an amount past 2^53', '{"amount":99999999999999999999}', 422, 'amount_invalid', 'amount'),
     M('an amount of 1e400 (Infinity once parsed)', '{"amount":1e400}', 422, 'amount_invalid', 'amount'),
     { ...REF('a refund amount past 2^53', '{"amount":99999999999999999999}', 422, 'refund_amount_invalid', 'amount'), path: `/api/v2/payments/${paid}/refunds` },
-    { ...REF('a refund amount of 1e400', '{"amount":1e400}', 422, 'refund_amount_invalid', 'amount'), path: `/api/v2/payments/${paid}/refunds` },
+    { ...REF('a refund amount of 1e400 (Infinity once parsed: not an integer)', '{"amount":1e400}', 422, 'amount_invalid', 'amount'), path: `/api/v2/payments/${paid}/refunds` },
     DP('an amount past 2^53', `{"amount":99999999999999999999,"currency":"RUB","card":{${card}}}`, 'amount'),
     GR('a refund amount past 2^53', '{"amount":99999999999999999999}', 'amount'),
     PO('a payout amount past 2^53', '{"amount":99999999999999999999,"currency":"AZN","destination":{"type":"card","card":"4242424242424242"}}', 'amount'),
@@ -147,7 +147,6 @@ const CLASSES: Record<string, Case[]> = {
     WS('an amount past 2^53', '{"amount":99999999999999999999,"currency":"RUB"}', 'amount'),
   ],
   'schema limits': [
-    M('a metadata key of 41 characters', `{"amount":100,"metadata":{"${'k'.repeat(41)}":"v"}}`, 422, 'metadata_invalid', `metadata.${'k'.repeat(41)}`),
     M('an empty metadata key', '{"amount":100,"metadata":{"":"v"}}', 422, 'metadata_invalid', 'metadata.'),
   ],
   'headers': [
@@ -196,10 +195,11 @@ for (const [cls, cases] of Object.entries(CLASSES)) {
 }
 
 t.test('the limits are not stricter than documented', async (t) => {
-  const key40 = 'k'.repeat(40);
-  const ok = await send(s.url, 'POST', '/api/v2/payments', { auth: m.key, raw: JSON.stringify({ amount: 100, metadata: { [key40]: 'v', 'ключ': 'значение 🙂' } }) });
+  // Merchant spec: metadata "up to 20 keys and 4 KB"; no key or value has a length of its own (issue 23).
+  const longKey = 'k'.repeat(400);
+  const ok = await send(s.url, 'POST', '/api/v2/payments', { auth: m.key, raw: JSON.stringify({ amount: 100, metadata: { [longKey]: 'v', 'ключ': 'значение 🙂' } }) });
   t.equal(ok.status, 201, ok.text);
-  t.same(ok.body.metadata, { [key40]: 'v', 'ключ': 'значение 🙂' }, 'well-formed non-ASCII (surrogate pairs included) is kept');
+  t.same(ok.body.metadata, { [longKey]: 'v', 'ключ': 'значение 🙂' }, 'well-formed non-ASCII (surrogate pairs included) is kept');
   const at32 = await send(s.url, 'POST', '/api/v2/payments', { auth: m.key, raw: `{"amount":100,"metadata":${deep(31, '"x"')}}` });
   t.equal(at32.status, 422, '32 levels pass the parser and reach the schema');
   t.equal(at32.body.error.code, 'metadata_invalid');

@@ -62,8 +62,8 @@ t.test('a static link with max_uses 5: 40 payers, then declines return uses, the
   t.match(got.body, { uses: 5, max_uses: 5, active: false });
 });
 
-t.test('a dynamic link (one use, payer-set amount): 30 payers at once through both processes, one payment', async (t) => {
-  const l = await call(b, 'POST', '/api/v2/links', key, { description: 'One customer' });
+t.test('a dynamic link with max_uses 1 and a payer-set amount: 30 payers at once through both processes, one payment', async (t) => {
+  const l = await call(b, 'POST', '/api/v2/links', key, { description: 'One customer', max_uses: 1 });
   const r = await race(l.body.id, 30, { amount: '10.50' });
   t.equal(r.created.length, 1, `statuses ${[...new Set(r.statuses)]}`);
   t.same(await state(l.body.id), { uses: 0, holds: 1, pending: 1, paid: 0 });

@@ -2,7 +2,7 @@
 // pagination, deactivation, and the link page: a payer-set amount, uses and holds, expiry, stale holds.
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
-import { newLink, pageState, payLink } from '../helpers/links.js';
+import { asksForAmount, hasQrCode, newLink, pageState, payLink } from '../helpers/links.js';
 import { CARDS, card } from '../helpers/checkout.js';
 import { releaseOldLinkIdempotencyKeys } from '../../src/store/links-repo.js';
 
@@ -11,6 +11,7 @@ const m = await s.merchant({ currencies: ['AZN', 'RUB', 'JPY'] });
 const other = await s.merchant();
 const linkPayments = async (id: string) => (await s.db.query('SELECT id, amount, currency, source, status FROM payments WHERE link_id = $1 ORDER BY created_at', [id])).rows;
 const complete = (id: string, outcome: string) => s.request('POST', `/api/v2/test/payments/${id}/complete`, { key: m.key, body: { outcome } });
+const linkCount = async () => (await s.db.query('SELECT count(*)::int AS n FROM links WHERE merchant_id = $1', [m.id])).rows[0].n as number;
 const getLink = async (id: string) => (await s.request('GET', `/api/v2/links/${id}`, { key: m.key })).body;
 
 t.test('create a dynamic link with a payer-set amount: the resource', async (t) => {
@@ -18,7 +19,7 @@ t.test('create a dynamic link with a payer-set amount: the resource', async (t) 
   t.equal(r.status, 201, r.text);
   t.match(r.body, {
     object: 'payment_link', livemode: false, type: 'dynamic', amount: null, currency: 'AZN', description: 'Donation',
-    max_uses: 1, uses: 0, expires_at: null, active: true,
+    max_uses: null, uses: 0, expires_at: null, active: true,
   });
   t.match(r.body.id, /^lnk_[0-9A-Za-z]{20}$/);
   t.equal(r.body.url, `${s.srv.services.config.publicBaseUrl}/link/${r.body.id}`);
@@ -38,7 +39,64 @@ t.test('create a static link: fixed amount, reusable, currency upper-cased, expi
   t.equal(unlimited.body.max_uses, null, 'a static link without max_uses has no limit');
 });
 
+t.test('spec: max_uses "(optional)" and "null for no limit", type "(dynamic default, or static)": a reusable dynamic link', async (t) => {
+  const none = await s.request('POST', '/api/v2/links', { key: m.key, body: {} });
+  t.equal(none.status, 201, none.text);
+  t.match(none.body, { type: 'dynamic', amount: null, max_uses: null }, 'POST /links {} has no limit');
+  t.equal((await s.request('POST', '/api/v2/links', { key: m.key, body: { amount: 100, max_uses: null } })).body.max_uses, null, 'null: no limit');
+  const r = await s.request('POST', '/api/v2/links', { key: m.key, body: { amount: 2500, max_uses: 2 } });
+  t.equal(r.status, 201, r.text);
+  t.match(r.body, { type: 'dynamic', amount: 2500, max_uses: 2, uses: 0, active: true });
+  t.notOk(hasQrCode(await (await fetch(r.body.url)).text()), 'a dynamic link\'s page shows no QR code');
+  const a = await payLink(s.url, r.body.id);
+  const b = await payLink(s.url, r.body.id);
+  t.ok(a.paymentId && b.paymentId && a.paymentId !== b.paymentId, 'two payers, two payments');
+  t.equal((await payLink(s.url, r.body.id)).status, 409, 'a third is refused while both uses are held');
+  await complete(a.paymentId!, 'succeeded');
+  await complete(b.paymentId!, 'succeeded');
+  t.match(await getLink(r.body.id), { uses: 2, max_uses: 2, active: false });
+  t.equal(pageState((await payLink(s.url, r.body.id)).html), 'link_exhausted');
+  const unlimited = await newLink(s, m.key, { amount: 100 });
+  for (let i = 0; i < 3; i++) {
+    const p = await payLink(s.url, unlimited.id);
+    t.equal(p.status, 302, `payer ${i + 1} of a link without max_uses`);
+    await complete(p.paymentId!, 'succeeded');
+  }
+  t.match(await getLink(unlimited.id), { uses: 3, max_uses: null, active: true });
+});
+
+t.test('spec: amount "(integer or null when the payer enters the sum)" on a static link: the payer enters it, the page keeps the QR code', async (t) => {
+  const r = await s.request('POST', '/api/v2/links', { key: m.key, body: { type: 'static', description: 'Tips' } });
+  t.equal(r.status, 201, r.text);
+  t.match(r.body, { type: 'static', amount: null, max_uses: null, active: true });
+  const html = await (await fetch(r.body.url)).text();
+  t.ok(asksForAmount(html), 'the page asks for the sum');
+  t.ok(hasQrCode(html), 'a static link\'s page shows the printable QR code');
+  for (const bad of ['0', '0.001', '-5', '12.345', 'ten', '', '100000000.00']) {
+    const p = await payLink(s.url, r.body.id, { amount: bad });
+    t.equal(p.status, 422, `"${bad}"`);
+    t.match(p.html, /id="amount-error"/);
+  }
+  t.same(await linkPayments(r.body.id), [], 'no payment for a refused sum');
+  const one = await payLink(s.url, r.body.id, { amount: '7.50' });
+  const two = await payLink(s.url, r.body.id, { amount: '3' });
+  t.equal(one.status, 302, one.html);
+  t.equal(two.status, 302, two.html);
+  t.same((await linkPayments(r.body.id)).map((p) => [p.amount, p.source]), [[750, 'link'], [300, 'link']], 'each payer\'s own sum, in minor units');
+});
+
+t.test('max_uses 1 on a link whose payers enter the sum: twelve payers at once, one payment', async (t) => {
+  for (const type of ['static', 'dynamic']) {
+    const l = await newLink(s, m.key, { type, max_uses: 1 });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => payLink(s.url, l.id, { amount: String(i + 1) })));
+    t.equal(answers.filter((a) => a.status === 302).length, 1, `${type}: exactly one payer went on to the checkout`);
+    t.ok(answers.filter((a) => a.status !== 302).every((a) => a.status === 409 && pageState(a.html) === 'link_busy'), `${type}: the others were told the link is being paid`);
+    t.equal((await linkPayments(l.id)).length, 1, `${type}: one payment`);
+  }
+});
+
 t.test('bad values get their own codes', async (t) => {
+  const before = await linkCount();
   const cases: [Record<string, unknown>, number, string, string | null][] = [
     [{ amount: 0 }, 422, 'amount_invalid', 'amount'],
     [{ amount: -5 }, 422, 'amount_invalid', 'amount'],
@@ -53,8 +111,7 @@ t.test('bad values get their own codes', async (t) => {
     [{ max_uses: 2.5, type: 'static', amount: 1 }, 422, 'max_uses_invalid', 'max_uses'],
     [{ max_uses: '2', type: 'static', amount: 1 }, 422, 'max_uses_invalid', 'max_uses'],
     [{ max_uses: 1_000_001, type: 'static', amount: 1 }, 422, 'max_uses_invalid', 'max_uses'],
-    [{ max_uses: 2 }, 422, 'max_uses_invalid', 'max_uses'],
-    [{ type: 'static' }, 422, 'link_amount_required', 'amount'],
+    [{ max_uses: -1 }, 422, 'max_uses_invalid', 'max_uses'],
     [{ type: 'reusable' }, 422, 'link_type_invalid', 'type'],
     [{ expires_at: '2020-01-01T00:00:00Z' }, 422, 'expires_at_invalid', 'expires_at'],
     [{ expires_at: 'tomorrow' }, 422, 'expires_at_invalid', 'expires_at'],
@@ -71,11 +128,11 @@ t.test('bad values get their own codes', async (t) => {
   const bad = await s.request('POST', '/api/v2/links', { key: m.key, raw: '{"amount":' });
   t.equal(bad.status, 400);
   t.equal(bad.body.error.code, 'json_invalid');
-  const ru = await s.request('POST', '/api/v2/links', { key: m.key, body: { type: 'static' }, headers: { 'accept-language': 'ru' } });
-  t.match(ru.body.error.message, /статической/);
+  const ru = await s.request('POST', '/api/v2/links', { key: m.key, body: { max_uses: 0 }, headers: { 'accept-language': 'ru' } });
+  t.match(ru.body.error.message, /без ограничения/);
   const noKey = await s.request('POST', '/api/v2/links', { body: {} });
   t.equal(noKey.status, 401);
-  t.equal((await s.db.query("SELECT count(*)::int AS n FROM links WHERE type = 'static' AND amount IS NULL")).rows[0].n, 0, 'nothing refused was stored');
+  t.equal(await linkCount(), before, 'nothing refused was stored');
 });
 
 t.test('another merchant, the other mode and a malformed id get 404 link_not_found', async (t) => {
@@ -176,8 +233,8 @@ t.test('a payer-set amount through the page: minor units per currency, bounds, o
   t.equal((await s.request('GET', `/api/v2/payments/${f.paymentId}`, { key: m.key })).body.amount, 900, 'a fixed amount is not the payer\'s to change');
 });
 
-t.test('a dynamic link: a payment in progress holds the use; failed or expired returns it; paid spends it', async (t) => {
-  const l = await newLink(s, m.key, { amount: 2500 });
+t.test('a dynamic link with max_uses 1: a payment in progress holds the use; failed or expired returns it; paid spends it', async (t) => {
+  const l = await newLink(s, m.key, { amount: 2500, max_uses: 1 });
   const first = await payLink(s.url, l.id);
   t.equal(first.status, 302);
   const busy = await payLink(s.url, l.id);
@@ -243,14 +300,14 @@ t.test('a static link: reusable up to max_uses, with a printable QR code; uses c
 });
 
 t.test('a hold left without a payment (a crash between reservation and create) is returned once stale', async (t) => {
-  const l = await newLink(s, m.key, { amount: 100 });
+  const l = await newLink(s, m.key, { amount: 100, max_uses: 1 });
   const old = Date.now() - 10 * 60_000;
   await s.db.query('UPDATE links SET holds = $2, version = version + 1 WHERE id = $1', [l.id, JSON.stringify({ 'EXZ-20260101-0000000000': old })]);
   const r = await payLink(s.url, l.id);
   t.equal(r.status, 302, 'the stale hold was dropped and the payer got the use');
   t.same(Object.keys((await s.db.query('SELECT holds FROM links WHERE id = $1', [l.id])).rows[0].holds), [r.paymentId]);
   // A fresh hold is not stale: its payment may still be on its way.
-  const l2 = await newLink(s, m.key, { amount: 100 });
+  const l2 = await newLink(s, m.key, { amount: 100, max_uses: 1 });
   await s.db.query('UPDATE links SET holds = $2, version = version + 1 WHERE id = $1', [l2.id, JSON.stringify({ 'EXZ-20260101-0000000001': Date.now() })]);
   t.equal((await payLink(s.url, l2.id)).status, 409);
 });

@@ -1,7 +1,7 @@
 // The payment link domain: the rules of a create request, and every move of a link (reserve,
 // release, deactivate) in every state, with a fixed clock.
 import t from 'tap';
-import { applyLinkRules, createLink, deactivate, isOpen, refusalOf, release, reserve, staleHolds, STALE_HOLD_MS, type Link } from '../../src/domain/link.js';
+import { applyLinkRules, createLink, deactivate, isOpen, refusalOf, release, reserve, showsQrCode, staleHolds, STALE_HOLD_MS, type Link } from '../../src/domain/link.js';
 import { parseMajorAmount } from '../../src/domain/money.js';
 
 const NOW = Date.parse('2026-11-23T12:00:00Z');
@@ -15,10 +15,12 @@ function link(input: Parameters<typeof applyLinkRules>[0], patch: Partial<Link> 
 }
 
 t.test('create rules', async (t) => {
-  t.match(applyLinkRules({}, M, NOW), { ok: true, value: { type: 'dynamic', amount: null, currency: 'AZN', maxUses: 1, expiresAt: null } });
+  // Spec: max_uses "(null for no limit)", "(optional)"; type "(dynamic default, or static)"; amount "(integer or null when the payer enters the sum)".
+  t.match(applyLinkRules({}, M, NOW), { ok: true, value: { type: 'dynamic', amount: null, currency: 'AZN', maxUses: null, expiresAt: null } });
   t.match(applyLinkRules({ max_uses: 1 }, M, NOW), { ok: true, value: { maxUses: 1 } });
-  t.match(applyLinkRules({ max_uses: 2 }, M, NOW), { ok: false, code: 'max_uses_invalid', param: 'max_uses' });
-  t.match(applyLinkRules({ type: 'static' }, M, NOW), { ok: false, code: 'link_amount_required', param: 'amount' });
+  t.match(applyLinkRules({ amount: 2500, max_uses: 2 }, M, NOW), { ok: true, value: { type: 'dynamic', amount: 2500, maxUses: 2 } });
+  t.match(applyLinkRules({ type: 'static' }, M, NOW), { ok: true, value: { type: 'static', amount: null, maxUses: null } });
+  t.match(applyLinkRules({ type: 'static', max_uses: 3 }, M, NOW), { ok: true, value: { type: 'static', amount: null, maxUses: 3 } });
   t.match(applyLinkRules({ type: 'static', amount: 5 }, M, NOW), { ok: true, value: { maxUses: null, amount: 5 } });
   t.match(applyLinkRules({ type: 'static', amount: 5, max_uses: 7 }, M, NOW), { ok: true, value: { maxUses: 7 } });
   t.match(applyLinkRules({ currency: 'usd' }, M, NOW), { ok: false, code: 'currency_not_enabled' });
@@ -39,7 +41,13 @@ t.test('reserve: each refusal, in order; the payer\'s amount only when the link 
   const r = reserve(open, 'p1', 250, NOW);
   t.match(r, { ok: true, amount: 250, state: { holds: { p1: NOW }, version: 2, uses: 0 } });
   t.match(reserve(link({ type: 'static', amount: 900 }), 'p1', 5, NOW), { ok: true, amount: 900 });
-  const held = r.ok ? r.state : open;
+  t.match(reserve(link({ type: 'static' }), 'p1', 5, NOW), { ok: true, amount: 5 }, 'a static link may leave the sum to the payer');
+  t.match(reserve(link({ type: 'static' }), 'p1', null, NOW), { ok: false, code: 'amount_invalid' });
+  t.ok(showsQrCode(link({ type: 'static' })) && !showsQrCode(link({})), 'the type changes the QR code the page shows');
+  const once = link({ max_uses: 1 });
+  const r1 = reserve(once, 'p1', 250, NOW);
+  t.ok(r1.ok);
+  const held = r1.ok ? r1.state : open;
   t.equal(refusalOf(held, NOW), 'link_busy');
   t.ok(isOpen(held, NOW), 'held only: still open');
   t.match(reserve(held, 'p2', 250, NOW), { ok: false, code: 'link_busy' });

@@ -11,9 +11,11 @@ const AMOUNTS: Record<string, unknown> = {
 
 // For a payment of 1000 with 400 already refunded when partially_refunded: the refunded amount, or the error.
 const PAID: Record<string, number | string> = {
-  none: 1000, null: 1000, one: 1, part: 400, rest: 600, all: 1000, over: 'refund_amount_invalid', zero: 'refund_amount_invalid',
-  negative: 'refund_amount_invalid', decimal: 'refund_amount_invalid', string: 'refund_amount_invalid', nan: 'refund_amount_invalid',
-  infinity: 'refund_amount_invalid', unsafe: 'refund_amount_invalid', boolean: 'refund_amount_invalid', object: 'refund_amount_invalid',
+  // Spec, Known codes: amount_invalid "(amount not a positive integer, e.g. a decimal; param `amount`)",
+  // refund_amount_invalid "(amount exceeds what is left)".
+  none: 1000, null: 1000, one: 1, part: 400, rest: 600, all: 1000, over: 'refund_amount_invalid', zero: 'amount_invalid',
+  negative: 'amount_invalid', decimal: 'amount_invalid', string: 'amount_invalid', nan: 'amount_invalid',
+  infinity: 'amount_invalid', unsafe: 'refund_amount_invalid', boolean: 'amount_invalid', object: 'amount_invalid',
 };
 const PARTLY: Record<string, number | string> = { ...PAID, none: 600, null: 600, all: 'refund_amount_invalid' };
 

@@ -3,7 +3,7 @@
 // A link that cannot be paid (deactivated, expired, every use paid or held) says so and creates nothing.
 import { linkUrl } from '../../api/links.js';
 import { LINK_ID_RE } from '../../domain/ids.js';
-import { refusalOf, type Link, type LinkRefusal } from '../../domain/link.js';
+import { refusalOf, showsQrCode, type Link, type LinkRefusal } from '../../domain/link.js';
 import { parseMajorAmount } from '../../domain/money.js';
 import { qrSvgDataUrl } from '../../domain/qr.js';
 import { ERRORS, messageFor } from '../../errors.js';
@@ -36,7 +36,7 @@ async function load(ctx: Ctx, s: Services, lang: PageLang): Promise<{ link: Link
 function show(ctx: Ctx, s: Services, status: number, link: Link, merchantName: string, lang: PageLang,
   refusal: LinkRefusal | null, typed: string | null = null, amountError = false): void {
   const nonce = newNonce();
-  const qr = link.type === 'static' && !refusal ? qrSvgDataUrl(linkUrl(s.config.publicBaseUrl, link.id)) : null;
+  const qr = showsQrCode(link) && !refusal ? qrSvgDataUrl(linkUrl(s.config.publicBaseUrl, link.id)) : null;
   sendHtml(ctx, status, renderLinkPage({ link, merchantName, lang, nonce, refusal, typed, amountError, qr }), nonce);
 }
 

@@ -1,7 +1,7 @@
 // GET /api/v2/payments: newest first, cursor pagination (starting_after = next_cursor).
 import { toMerchantPayment } from '../../api/merchant-payment-view.js';
 import { parseDateBound } from '../../domain/date-filter.js';
-import { PAYMENT_STATUSES, type PaymentStatus } from '../../domain/payment.js';
+import { MERCHANT_PAYMENT_STATUSES, storedStatusesOf, type MerchantPaymentStatus } from '../../domain/payment.js';
 import { fail, type ApiFailure } from '../../errors.js';
 import { cursorOf, listPayments, type ListQuery } from '../../store/payments-repo.js';
 import type { Principal } from '../auth.js';
@@ -23,8 +23,9 @@ export function parseListQuery(query: string): Omit<ListQuery, 'merchantId' | 'l
   const out: ReturnType<typeof parseListQuery> = { limit };
   if (q.has('status')) {
     const st = q.get('status')!;
-    if (!(PAYMENT_STATUSES as readonly string[]).includes(st)) return fail('status_invalid', 'status');
-    out.status = st as PaymentStatus;
+    // Only the merchant API's seven statuses; each matches the stored statuses it stands for.
+    if (!(MERCHANT_PAYMENT_STATUSES as readonly string[]).includes(st)) return fail('status_invalid', 'status');
+    out.statuses = storedStatusesOf(st as MerchantPaymentStatus);
   }
   if (q.has('order_id')) {
     const o = q.get('order_id')!;
