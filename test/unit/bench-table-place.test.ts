@@ -25,6 +25,20 @@ t.test('markers in bench/README.md only; the README links it', async (t) => {
   t.ok(section.trim().split('\n').length <= 5, 'a short summary');
 });
 
+t.test('the README summary quotes the table it links (a new table needs a new summary)', async (t) => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const summary = readme.slice(readme.indexOf('\n## Benchmarks')).split('\n').slice(1).join(' ');
+  const bench = readFileSync(path.join(ROOT, TABLE_DOC), 'utf8');
+  const table = bench.slice(bench.indexOf('<!-- bench:start -->'), bench.indexOf('<!-- bench:end -->'));
+  const date = /run of (\d{4}-\d\d-\d\d)/.exec(summary)?.[1];
+  t.ok(date, 'the summary names the run it quotes');
+  t.match(table, `_${date}T`, 'the table is of that run');
+  const cells = new Set(table.split('\n').flatMap((row) => row.split('|').map((c) => c.trim())));
+  const figures = summary.replace(/run of \d{4}-\d\d-\d\d/, '').match(/\d[\d,]*(?= merchant payments\/s| ms\)|\/s)/g) ?? [];
+  t.ok(figures.length >= 4, `the summary quotes figures: ${figures.join(' ')}`);
+  for (const f of figures) t.ok(cells.has(f.replaceAll(',', '')), `${f} is a figure of the table`);
+});
+
 t.test('bench:readme writes into bench/README.md by default', async (t) => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pe-bench-doc-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
