@@ -5,7 +5,7 @@
 // payment created with the README's curl, paid in Chromium with the README's test card, and the
 // receiver printing the verified payment.succeeded the README promises; a forged delivery refused.
 import t from 'tap';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,8 +42,9 @@ function shell(script: string, env: Record<string, string> = {}): Shell {
 }
 const signal = (s: Shell, sig: NodeJS.Signals) => { try { process.kill(-s.proc.pid!, sig); } catch { /* gone */ } };
 
-if (noBrowser) {
-  t.plan(0, noBrowser);
+const noCurl = spawnSync('curl', ['--version']).error ? 'no curl on this machine: the README\'s step 4 is a curl command (apt-get install -y curl)' : false;
+if (noBrowser || noCurl) {
+  t.plan(0, (noBrowser || noCurl) as string);
 } else {
   await run();
 }
