@@ -10,8 +10,11 @@ export interface HomeLinks {
   docs: readonly string[];
 }
 
-/** What each doc holds, for its link; a doc not named here is listed by its file name alone. */
-const DOC_TITLES: Record<string, string> = {
+/**
+ * What each doc holds, for its link, in the order a merchant's developer needs them (the page lists
+ * these first); a doc not named here follows by its file name alone.
+ */
+export const DOC_TITLES: Record<string, string> = {
   'webhooks.md': 'Webhooks: events, signatures, retries, a receiver',
   'errors.md': 'Error codes of both APIs',
   'retries.md': 'What every answer means for a retry',

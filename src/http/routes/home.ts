@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { fail } from '../../errors.js';
 import { newNonce } from '../../web/html.js';
-import { renderHomePage } from '../../web/home-page.js';
+import { DOC_TITLES, renderHomePage } from '../../web/home-page.js';
 import { send, type Ctx } from '../context.js';
 import { sendHtml } from '../html-reply.js';
 import { sendFailure } from '../reply.js';
@@ -16,7 +16,7 @@ import type { Services } from '../services.js';
 const DOCS_DIR = fileURLToPath(new URL('../../../../docs/', import.meta.url));
 const DOC_NAME = /^[a-z0-9][a-z0-9-]*\.md$/;
 /** The first docs of the list, the path a merchant's developer takes; the rest follow by name. */
-const FIRST = ['webhooks.md', 'errors.md', 'retries.md', 'sandbox.md', 'operations.md', 'decisions.md'];
+const FIRST = Object.keys(DOC_TITLES);
 
 let docList: string[] | null = null;
 /** The docs present (none when the folder is not there: the page then lists none). */
