@@ -21,6 +21,8 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 # SQL migrations (and any other non-TypeScript assets) are read from src/ at run time.
 COPY --from=build /app/src ./src
+# The docs are served as written at /docs/<file>.md and listed on GET / (src/http/routes/home.ts).
+COPY --from=build /app/docs ./docs
 # DATA_DIR is only used by the embedded Postgres when DATABASE_URL is unset (not for production).
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node

@@ -1,7 +1,8 @@
-// Turns a results document into tables: Markdown for the README, aligned text for the terminal.
-// CLI: node dist/bench/render-table.js <results.json> [README.md]   (npm run bench:readme -- <results.json> README.md)
-//   results.json is named explicitly (the README says which run it shows); with README.md, the text
-//   between <!-- bench:start --> and <!-- bench:end --> is replaced; without it the Markdown is printed.
+// Turns a results document into tables: Markdown for bench/README.md, aligned text for the terminal.
+// CLI: node dist/bench/render-table.js <results.json> [target.md | -]   (npm run bench:readme -- <results.json>)
+//   results.json is named explicitly (the table says which run it shows); the text between
+//   <!-- bench:start --> and <!-- bench:end --> of the target (bench/README.md unless named) is
+//   replaced; `-` prints the Markdown instead. The top-level README keeps only a summary and a link.
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { FIGURE_HEADER, TARGET_HEADER, WEBHOOK_HEADER, describeSetup, figureRows, targetRows, webhookRows, type BenchResults } from './results.js';
@@ -9,6 +10,8 @@ import { FIGURE_HEADER, TARGET_HEADER, WEBHOOK_HEADER, describeSetup, figureRows
 const START = '<!-- bench:start -->';
 const NUMERIC = new Set(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'CPU µs/req', 'WORKERS', 'value', ...WEBHOOK_HEADER]);
 const END = '<!-- bench:end -->';
+/** Where the results table lives (relative to the package root, where npm runs scripts). */
+export const TABLE_DOC = 'bench/README.md';
 
 function markdownTable(header: string[], rows: string[][]): string {
   const esc = (c: string) => c.replace(/\|/g, '\\|');
@@ -70,17 +73,17 @@ function isMain(): boolean {
 
 if (isMain()) {
   const resultsPath = process.argv[2];
-  const readme = process.argv[3];
+  const target = process.argv[3] ?? TABLE_DOC;
   if (!resultsPath) {
-    process.stderr.write('usage: node dist/bench/render-table.js <results.json> [README.md]\n');
+    process.stderr.write(`usage: node dist/bench/render-table.js <results.json> [target.md | -]   (target: ${TABLE_DOC})\n`);
     process.exit(2);
   }
   try {
     const md = renderMarkdown(JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults);
-    if (!readme) process.stdout.write(md + '\n');
+    if (target === '-') process.stdout.write(md + '\n');
     else {
-      writeFileSync(readme, replaceBetweenMarkers(readFileSync(readme, 'utf8'), md));
-      process.stdout.write(`updated ${readme} from ${resultsPath}\n`);
+      writeFileSync(target, replaceBetweenMarkers(readFileSync(target, 'utf8'), md));
+      process.stdout.write(`updated ${target} from ${resultsPath}\n`);
     }
   } catch (err) {
     process.stderr.write(`render-table: ${(err as Error).message}\n`);

@@ -1,7 +1,7 @@
 // `npm run bench`: baselines A (bare uWS) and B (raw pg INSERT), then the payments server for each
 // WORKERS value on a fresh database; prints the tables and writes bench/results/<date>.json and
 // latest.json, both untracked (git ignores bench/results/): a run leaves no tracked file modified.
-// The README table is rendered from a named results file by `npm run bench:readme -- <file> README.md`.
+// The table of bench/README.md is rendered from a named results file by `npm run bench:readme -- <file>`.
 // Env: BENCH_CONNECTIONS (100), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2),
 // BENCH_WORKERS ("1,2"), BENCH_INSERT_CONNECTIONS (64), BENCH_INSERT_TABLE (durable|temp),
 // BENCH_QUIET_WAIT_SECONDS (60: how long each scenario waits for the shared CPUs to go idle),
@@ -237,13 +237,13 @@ async function main(): Promise<void> {
   const json = JSON.stringify(results, null, 2) + '\n';
   const stamp = results.date.replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
   writeFileSync(path.join(RESULTS_DIR, `${stamp}.json`), json);
-  // A partial run (BENCH_ONLY) must not replace the full run the README table is rendered from.
+  // A partial run (BENCH_ONLY) must not replace the full run the results table is rendered from.
   if (!only) writeFileSync(path.join(RESULTS_DIR, 'latest.json'), json);
   process.stdout.write(renderText(results) + '\n');
   const dated = path.join(RESULTS_DIR, `${stamp}.json`);
   log(`wrote ${dated}${only ? ' (BENCH_ONLY: latest.json left as it was)' : ` and ${path.join(RESULTS_DIR, 'latest.json')}`}`);
   const rel = path.relative(process.cwd(), dated);
-  log(`README table: npm run bench:readme -- ${rel.startsWith('..') ? dated : rel} README.md`);
+  log(`results table (bench/README.md): npm run bench:readme -- ${rel.startsWith('..') ? dated : rel}`);
 }
 
 main()

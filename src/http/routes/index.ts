@@ -15,6 +15,8 @@ import { merchantRefundRoutes } from './merchant-refunds.js';
 import { embedRoutes } from './embed.js';
 import { sbpMemberRoutes } from './sbp-members.js';
 import { internalSbpRoutes } from './internal-sbp.js';
+import { homeRoutes } from './home.js';
+import { referenceRoutes } from './reference.js';
 
 import { gatewayChannelRoutes } from './gateway-channels.js';
 import { gatewayPayoutRoutes } from './gateway-payouts.js';
@@ -37,6 +39,8 @@ export const allRoutes: Route[] = [
   ...embedRoutes,
   ...sbpMemberRoutes,
   ...internalSbpRoutes,
+  ...homeRoutes,
+  ...referenceRoutes,
 
   ...gatewayChannelRoutes,
   ...gatewayPayoutRoutes,
