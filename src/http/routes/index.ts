@@ -15,6 +15,7 @@ import { merchantRefundRoutes } from './merchant-refunds.js';
 import { embedRoutes } from './embed.js';
 import { sbpMemberRoutes } from './sbp-members.js';
 import { internalSbpRoutes } from './internal-sbp.js';
+import { internalReconciliationRoutes } from './internal-reconciliation.js';
 
 import { gatewayChannelRoutes } from './gateway-channels.js';
 import { gatewayPayoutRoutes } from './gateway-payouts.js';
@@ -37,6 +38,7 @@ export const allRoutes: Route[] = [
   ...embedRoutes,
   ...sbpMemberRoutes,
   ...internalSbpRoutes,
+  ...internalReconciliationRoutes,
 
   ...gatewayChannelRoutes,
   ...gatewayPayoutRoutes,
