@@ -124,7 +124,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const recovery = startRecovery(db, dispatcher, { afterMs: config.attemptRecoveryAfterMs, pollMs: config.attemptRecoveryPollMs }, log);
   const reconciler = startReconciler(db, allConnectors(db), {
     intervalMs: config.reconciliation.intervalMs, windowMs: config.reconciliation.windowMs, delayMs: config.reconciliation.delayMs,
-    toleranceMs: config.attemptRecoveryAfterMs, openWaitMs: 3_600_000, leaseSeconds: 120,
+    toleranceMs: config.reconciliation.delayMs, openWaitMs: 3_600_000, leaseSeconds: 120,
   }, log.child({ component: 'reconciliation' }));
   if (failpointsArmed().length) log.warn({ failpoints: failpointsArmed() }, 'FAILPOINTS set: this process dies on purpose at those points (fault tests only)');
   const listener = budget.listen ? startDueListener({ connectionString: databaseUrl, name: `${appName}:listen`, timeouts: config.db, pingMs: config.webhooks.pollMs, log }) : null;

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import type { Connector } from '../../src/connectors/types.js';
-import { compareWindow, type BankOperation, type Difference } from '../../src/domain/reconciliation.js';
+import { compareWindow, reportRange, type BankOperation, type Difference } from '../../src/domain/reconciliation.js';
 import type { Logger } from '../../src/log.js';
 import {
   attemptsByKeys, claimNextWindow, claimStaleRun, completeRun, failRun, recordDifferences, windowAttempts, type Run, type WindowPolicy,
@@ -16,7 +16,10 @@ import { startPeriodic, type Periodic } from '../periodic.js';
 export interface ReconcilerOptions extends WindowPolicy {
   /** How often a process looks for work; 0: never (the reconciler is off in this process). */
   intervalMs: number;
-  /** Time between the engine's and the bank's record of one operation (the recovery delay). */
+  /**
+   * Time between the engine's and the bank's record of one operation within which the pair is compared in
+   * the attempt's window (the server uses the window delay: the report then ends no later than now).
+   */
   toleranceMs: number;
   /** Windows one tick may reconcile (catching up after a stop). */
   maxWindowsPerTick?: number;
@@ -29,17 +32,19 @@ export interface RunOutcome { runId: string; attempts: number; bank: number; dif
 /** Compares one claimed window and records its differences; `me` must hold the run. */
 export async function reconcileRun(db: pg.Pool, connectors: readonly Connector[], run: Run, me: string, toleranceMs: number): Promise<RunOutcome> {
   const engine = await windowAttempts(db, run.windowStart, run.windowEnd);
+  const w = { start: run.windowStart, end: run.windowEnd, tolerance: toleranceMs };
+  const range = reportRange(w, engine);
   const connectorOfKey = new Map<string, string>();
   const bank: BankOperation[] = [];
   for (const c of connectors) {
-    for (const op of await c.report(run.windowStart - toleranceMs, run.windowEnd + toleranceMs)) {
+    for (const op of await c.report(range.from, range.to)) {
       connectorOfKey.set(op.key, c.name);
       bank.push(op);
     }
   }
   const own = new Set(engine.map((e) => e.key));
   const elsewhere = await attemptsByKeys(db, bank.filter((b) => !own.has(b.key) && b.at >= run.windowStart && b.at < run.windowEnd).map((b) => b.key));
-  const diffs = compareWindow({ start: run.windowStart, end: run.windowEnd, tolerance: toleranceMs }, engine, bank, elsewhere);
+  const diffs = compareWindow(w, engine, bank, elsewhere);
   const connectorOf = (d: Difference) => d.engine?.connector ?? connectorOfKey.get(d.key) ?? 'unknown';
   const recorded = await recordDifferences(db, run.id, diffs, connectorOf);
   const bankInWindow = bank.filter((b) => b.at >= run.windowStart && b.at < run.windowEnd).length;

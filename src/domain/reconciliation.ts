@@ -33,6 +33,8 @@ export interface EngineOperation {
   currency: string;
   outcome: EngineOutcome;
   at: number;
+  /** When the engine recorded the attempt's outcome (epoch ms); null while it is open. */
+  settledAt: number | null;
 }
 
 export const DIFFERENCE_KINDS = ['missing_in_engine', 'missing_at_bank', 'amount_mismatch', 'outcome_mismatch'] as const;
@@ -75,14 +77,32 @@ export interface Window {
   start: number;
   end: number;
   /**
-   * How far apart the engine's and the bank's times of one operation may be (the recovery delay:
-   * longer than any connector call). A pair closer than this is compared in the engine attempt's
-   * window; a pair further apart, in the bank operation's window too.
+   * How far apart the engine's and the bank's times of one operation may be (the reconciler uses
+   * RECONCILIATION_DELAY_MS, at least the recovery delay: longer than any connector call). A pair
+   * closer than this is compared in the engine attempt's window; a pair further apart, in the bank
+   * operation's window too.
    */
   tolerance: number;
 }
 
 const inWindow = (w: Window, at: number) => at >= w.start && at < w.end;
+
+/**
+ * Whether a bank operation belongs with its engine attempt's window: the bank recorded it within
+ * the tolerance of the attempt, or between the attempt and the engine's record of the outcome (the
+ * engine learns an outcome from the bank, so a bank's record is never later than that, however
+ * slow the call was). Both windows of a pair decide alike, each from the two records alone.
+ */
+export function pairsWithAttempt(e: EngineOperation, b: BankOperation, tolerance: number): boolean {
+  return Math.abs(b.at - e.at) < tolerance || (e.settledAt !== null && b.at >= e.at && b.at <= e.settledAt);
+}
+
+/** The bank's report a window needs: from `tolerance` before it to the latest of its attempts' pairs. */
+export function reportRange(w: Window, engine: EngineOperation[]): { from: number; to: number } {
+  let to = w.end + w.tolerance;
+  for (const e of engine) if (e.settledAt !== null && e.settledAt + 1 > to) to = e.settledAt + 1;
+  return { from: w.start - w.tolerance, to };
+}
 
 /** The differences of one pair (either side may be missing). */
 export function comparePair(e: EngineOperation | null, b: BankOperation | null): Difference[] {
@@ -101,9 +121,9 @@ export function comparePair(e: EngineOperation | null, b: BankOperation | null):
 /**
  * The differences owned by window `w`:
  * - every engine attempt created in `w`, with the bank operation of its key when that one is in `w`
- *   too or within the tolerance (`bank` holds the report of [start - tolerance, end + tolerance));
+ *   too or pairs with it (pairsWithAttempt; `bank` holds the report of reportRange);
  * - every bank operation recorded in `w` whose key the engine does not have (missing_in_engine), or
- *   whose engine attempt lies in another window further than the tolerance away.
+ *   whose engine attempt lies in another window and does not pair with it.
  * `engineElsewhere` holds the engine's attempts, from any time, of the keys of `bank` not created in `w`.
  * Each pair is owned by exactly one window, so a difference is found once over consecutive windows.
  */
@@ -115,13 +135,13 @@ export function compareWindow(w: Window, engine: EngineOperation[], bank: BankOp
     if (!inWindow(w, e.at)) continue;
     ownKeys.add(e.key);
     const b = bankByKey.get(e.key) ?? null;
-    const paired = b !== null && (inWindow(w, b.at) || Math.abs(b.at - e.at) < w.tolerance);
+    const paired = b !== null && (inWindow(w, b.at) || pairsWithAttempt(e, b, w.tolerance));
     out.push(...comparePair(e, paired ? b : null));
   }
   for (const b of bank) {
     if (!inWindow(w, b.at) || ownKeys.has(b.key)) continue;
     const e = engineElsewhere.get(b.key) ?? null;
-    if (e && Math.abs(b.at - e.at) < w.tolerance) continue; // compared in the engine attempt's window
+    if (e && pairsWithAttempt(e, b, w.tolerance)) continue; // compared in the engine attempt's window
     out.push(...comparePair(e, b));
   }
   return out;

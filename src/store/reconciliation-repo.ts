@@ -78,12 +78,14 @@ export async function claimNextWindow(db: pg.Pool, me: string, p: WindowPolicy):
   return res.rows[0] ? { run: toRun(res.rows[0]) } : { waiting: 'taken', start, end };
 }
 
-const ATTEMPT_COLUMNS = `id, aggregate_id, operation, connector, amount::float8 AS amount, currency, status, result->>'kind' AS result_kind, ${ms('created_at')} AS at`;
+const ATTEMPT_COLUMNS = `id, aggregate_id, operation, connector, amount::float8 AS amount, currency, status, result->>'kind' AS result_kind, ${ms('created_at')} AS at,
+  CASE WHEN status = 'started' THEN NULL ELSE ${ms('updated_at')} END AS settled_at`;
 
 function toEngine(r: Record<string, any>): EngineOperation {
   return {
     key: r.id, aggregateId: r.aggregate_id, connector: r.connector, kind: operationKind(r.operation) ?? 'charge',
     amount: Number(r.amount), currency: r.currency, outcome: engineOutcomeOf(r.status, r.result_kind), at: r.at,
+    settledAt: r.settled_at,
   };
 }
 

@@ -13,6 +13,7 @@ import { until } from '../helpers/wait.js';
 import { createLogger } from '../../src/log.js';
 import { allConnectors } from '../../src/connectors/index.js';
 import { reconcileRun, startReconciler } from '../../actors/reconciliation/reconciler.js';
+import { checkReconciliation } from '../../sim/reconcile.js';
 
 const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
 // The server's own reconciler is off: this test starts one once every fault is in place.
@@ -202,4 +203,13 @@ t.test('the CLI: recon runs, differences, show, resolve, reopen, fault', async (
   const bad = await cli('recon', 'fault', 'lose', '--key', 'att_nope');
   t.equal(bad.code, 1);
   t.match(bad.stderr, /sandbox_operation_not_found/);
+});
+
+t.test('the simulator\'s check (e) flags every difference made here (it passes only on a clean day)', async (t) => {
+  const { violations } = await checkReconciliation(s.db);
+  const direct = violations.filter((v) => v.cls.startsWith('reconciliation finds')).map((v) => v.cls.split(' ').pop()).sort();
+  // The four of the reconciler test and the refund the CLI test added.
+  t.same(direct, ['amount_mismatch', 'missing_at_bank', 'missing_in_engine', 'missing_in_engine', 'outcome_mismatch']);
+  t.equal(violations.filter((v) => v.cls.startsWith('a server\'s reconciliation run recorded')).length, 4, 'and every recorded difference');
+  t.ok(violations.every((v) => v.check === 'e'));
 });

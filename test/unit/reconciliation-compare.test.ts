@@ -3,12 +3,12 @@
 // ownership rule that makes each pair compared in exactly one of consecutive windows.
 import t from 'tap';
 import {
-  bankOutcomeOf, compareWindow, comparePair, engineOutcomeOf, operationKind,
+  bankOutcomeOf, compareWindow, comparePair, reportRange, engineOutcomeOf, operationKind,
   type BankOperation, type EngineOperation, type EngineOutcome,
 } from '../../src/domain/reconciliation.js';
 
 const eng = (key: string, at: number, outcome: EngineOutcome = 'succeeded', amount = 1000): EngineOperation =>
-  ({ key, aggregateId: 'pay_1', connector: 'sandbox', kind: 'charge', amount, currency: 'RUB', outcome, at });
+  ({ key, aggregateId: 'pay_1', connector: 'sandbox', kind: 'charge', amount, currency: 'RUB', outcome, at, settledAt: outcome === 'open' ? null : at + 5 });
 const bank = (key: string, at: number, outcome: BankOperation['outcome'] = 'succeeded', amount = 1000, currency = 'RUB'): BankOperation =>
   ({ key, kind: 'charge', amount, currency, outcome, at });
 
@@ -60,6 +60,14 @@ t.test('ownership: a pair across a window boundary is compared once, in the engi
   const late = bank('k', 1500, 'succeeded', 5);
   t.same(compareWindow(w1, [e], [late], new Map()).map((d) => d.kind), ['missing_at_bank'], 'nothing at the bank within the tolerance');
   t.same(compareWindow(w2, [], [late], new Map([['k', e]])).map((d) => d.kind), ['amount_mismatch'], 'the late record compared where it lies');
+  // A slow call: the bank's record after the tolerance but before the engine recorded the outcome
+  // belongs with the attempt, in both windows' eyes.
+  const slow = { ...eng('s', 990), settledAt: 1600 };
+  const slowBank = bank('s', 1500);
+  t.same(compareWindow(w1, [slow], [slowBank], new Map()), [], 'paired in the attempt\'s window: clean');
+  t.same(compareWindow(w2, [], [slowBank], new Map([['s', slow]])), [], 'and skipped in the bank\'s');
+  t.same(reportRange(w1, [slow]), { from: -100, to: 1601 }, 'the report reaches the engine\'s record of the outcome');
+  t.same(reportRange(w1, [eng('o', 10, 'open')]), { from: -100, to: 1100 });
   // In one window, however far apart: one comparison.
   t.same(compareWindow({ start: 0, end: 2000, tolerance: tol }, [eng('k', 10)], [bank('k', 1900)], new Map()), []);
 });
