@@ -81,7 +81,7 @@ export function startReconciler(db: pg.Pool, connectors: readonly Connector[], o
       const next = await claimNextWindow(db, me, opts);
       if ('waiting' in next) {
         if (next.waiting === 'taken') continue; // another process has it: look at the one after
-        if (next.waiting === 'open_attempts') log.info({ windowStart: new Date(next.start).toISOString() }, 'reconciliation waits for open attempts of its window (the recovery sweep settles them)');
+        if (next.waiting === 'open_attempts') log.debug({ windowStart: new Date(next.start).toISOString() }, 'reconciliation waits for open attempts of its window (the recovery sweep settles them)');
         break;
       }
       if (await attempt(next.run)) done++;

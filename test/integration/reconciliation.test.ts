@@ -183,6 +183,9 @@ t.test('the CLI: recon runs, differences, show, resolve, reopen, fault', async (
   t.ok(JSON.parse(runs.stdout).data.length >= 1);
   const open = await cli('recon', 'differences', '--quiet');
   t.same([open.code, open.stdout.trim()], [0, '2']);
+  const overview = await cli('recon');
+  t.equal(overview.code, 1, 'bare recon: exit 1 while a difference is open');
+  t.match(JSON.parse(overview.stdout), { open_differences: [{ status: 'open' }, { status: 'open' }], latest_runs: Array });
   const diffs = JSON.parse((await cli('recon', 'differences')).stdout).data as { id: string; run_id: string; kind: string }[];
   const shown = JSON.parse((await cli('recon', 'show', diffs[0].run_id)).stdout);
   t.ok(shown.difference_list.some((d: { id: string }) => d.id === diffs[0].id));
@@ -193,6 +196,7 @@ t.test('the CLI: recon runs, differences, show, resolve, reopen, fault', async (
     t.same([r.code, r.stdout.trim()], [0, 'resolved'], r.stderr);
   }
   t.equal((await cli('recon', 'runs', '--quiet')).code, 0, 'exit 0 once nothing is open');
+  t.same(await cli('recon', '--quiet').then((r) => [r.code, r.stdout.trim()]), [0, '0']);
   const again = await cli('recon', 'reopen', diffs[0].id, '--quiet');
   t.same([again.code, again.stdout.trim()], [0, 'open']);
   const ign = await cli('recon', 'ignore', diffs[0].id, '--note', 'test entry', '--quiet');

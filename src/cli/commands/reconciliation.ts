@@ -1,5 +1,5 @@
-// `recon runs|show|differences|resolve|ignore|reopen|fault`: reconciliation of the engine with the
-// bank (issue 26). `recon runs` exits 1 while any listed run has open differences, so a cron job
+// `recon` and `recon runs|show|differences|resolve|ignore|reopen|fault`: reconciliation of the engine
+// with the bank (issue 26). `recon runs` exits 1 while any listed run has open differences, so a cron job
 // or a shell check can alert on it; `recon fault` makes a difference on purpose in the sandbox bank.
 import { defined, optInteger, optString } from '../args.js';
 import type { Command, OptionSpec } from '../command.js';
@@ -68,7 +68,17 @@ const fault: Command = {
   },
 };
 
+/** Bare `recon`: the open differences and the latest runs at a glance (last in the list: `recon runs` etc. match first). */
+const overview: Command = {
+  path: ['recon'], args: [], summary: 'Open differences and the latest runs (exit 1 while a difference is open)', options: {}, auth: true,
+  async run({ client }) {
+    const open = await client.call('GET', `${base}/differences?status=open&limit=100`) as { data: unknown[] };
+    const latest = await client.call('GET', `${base}/runs?limit=5`) as RunList;
+    return { data: { open_differences: open.data, latest_runs: latest.data }, quiet: String(open.data.length), ok: open.data.length === 0 };
+  },
+};
+
 export const reconciliationCommands: Command[] = [
   runs, show, differences, mark('resolved', 'Mark a difference resolved, with a note'), mark('ignored', 'Mark a difference ignored, with a note'),
-  mark('open', 'Open a resolved or ignored difference again'), fault,
+  mark('open', 'Open a resolved or ignored difference again'), fault, overview,
 ];
