@@ -1,10 +1,10 @@
 // The checker: (a) the sandbox bank's ledger equals the engine's rows, (b) every answer is true of
 // the final state under the contract, (c) a key answers the same after convergence, (d) nothing is
-// left open or pending. Each violation names the op (and so the key) whose history shows it.
+// left open or pending; (e), reconciliation, is in reconcile.ts. Each violation names the op (and so the key) whose history shows it.
 import { firstOk, type Exchange, type Op } from './history.js';
 import type { State } from './state.js';
 
-export interface Violation { check: 'a' | 'b' | 'c' | 'd'; cls: string; op: Op | null; detail: string; rows?: unknown }
+export interface Violation { check: 'a' | 'b' | 'c' | 'd' | 'e'; cls: string; op: Op | null; detail: string; rows?: unknown }
 
 const CHARGE_OPS = new Set(['authorize_card', 'complete_challenge', 'charge_wallet_token', 'charge_saved', 'resolve_external']);
 const PAID = new Set(['succeeded', 'partially_refunded', 'refunded', 'authorized']);

@@ -3,6 +3,7 @@
 // down whatever happens.
 import { randomBytes } from 'node:crypto';
 import { checkAnswers, checkLedger, type Violation } from './checker.js';
+import { checkReconciliation } from './reconcile.js';
 import { send, sleep, type Auth } from './client.js';
 import { Faults, type FaultKind } from './faults.js';
 import { History, type Op } from './history.js';
@@ -28,6 +29,8 @@ export interface RunResult {
 const SERVER_ENV = {
   PG_POOL_MAX: process.env.SIM_PG_POOL_MAX ?? '5', ATTEMPT_RECOVERY_AFTER_MS: '2000', ATTEMPT_RECOVERY_POLL_MS: '500', RATE_LIMIT_PER_MINUTE: '1000000',
   PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000', PUBLIC_SESSION_RATE_LIMIT_PER_MINUTE: '1000000', EXPIRY_POLL_MS: '1000',
+  // The servers reconcile while the faults run (5 s windows, 10 s after they end, under locks and stalls).
+  RECONCILIATION_INTERVAL_MS: '500', RECONCILIATION_WINDOW_MS: '5000', RECONCILIATION_DELAY_MS: '10000',
 };
 
 async function call(world: World, method: string, path: string, token: string | null, body?: unknown) {
@@ -99,7 +102,9 @@ export async function runOnce(o: RunOptions): Promise<RunResult> {
     await finalPass(world, history, auth, o.seed);
     await settle(world, 30_000);
     const state = await readState(world.db);
-    const violations = [...checkLedger(state), ...checkAnswers(state, history.ops, history.t0)];
+    const recon = await checkReconciliation(world.db);
+    history.fault(`reconciliation: ${recon.runs} windows reconciled by the servers; the whole run compared once`);
+    const violations = [...checkLedger(state), ...checkAnswers(state, history.ops, history.t0), ...recon.violations];
     return { seed: o.seed, clients: o.clients, seconds: o.seconds, history, violations, faults: faults.counts, recoveredMs, ms: Date.now() - started };
   } finally {
     await world.close();

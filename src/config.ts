@@ -68,6 +68,17 @@ export interface Config {
   /** Upper bound of one SBP bank list lookup (cache, then Postgres); past it the lists answer empty. */
   sbpLookupDeadlineMs: number;
   webhooks: WebhookConfig;
+  reconciliation: ReconciliationConfig;
+}
+
+/** Reconciliation of the engine's attempts with the banks' reports (issue 26; docs/operations.md). */
+export interface ReconciliationConfig {
+  /** How often each process looks for a closed window (0: this process never reconciles). */
+  intervalMs: number;
+  /** Size of one window. */
+  windowMs: number;
+  /** A window is reconciled once its end is this far past; at least ATTEMPT_RECOVERY_AFTER_MS. */
+  delayMs: number;
 }
 
 export interface WebhookConfig {
@@ -123,6 +134,19 @@ function fingerprintKey(env: NodeJS.ProcessEnv, databaseUrl: string | null, demo
     + 'its own secret key for card fingerprints, the same on every process and kept for good (changing it changes every new fingerprint). '
     + 'Make one with `openssl rand -hex 32` and set CARD_FINGERPRINT_KEY to it. '
     + 'Only the embedded default (no DATABASE_URL) and the demo (DEMO_MERCHANT=1) run without one.');
+}
+
+function reconciliation(env: NodeJS.ProcessEnv, recoveryAfterMs: number): ReconciliationConfig {
+  const delayMs = int(env, 'RECONCILIATION_DELAY_MS', Math.max(300_000, recoveryAfterMs), 1);
+  if (delayMs < recoveryAfterMs) {
+    throw new Error(`RECONCILIATION_DELAY_MS (${delayMs}) must be at least ATTEMPT_RECOVERY_AFTER_MS (${recoveryAfterMs}): `
+      + 'a younger window still has attempts the recovery sweep will settle');
+  }
+  return {
+    intervalMs: int(env, 'RECONCILIATION_INTERVAL_MS', 60_000, 0),
+    windowMs: int(env, 'RECONCILIATION_WINDOW_MS', 3_600_000, 1000),
+    delayMs,
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -186,5 +210,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: int(env, 'WEBHOOK_CONCURRENCY', 256, 1),
       perEndpoint: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 32, 1),
     },
+    reconciliation: reconciliation(env, int(env, 'ATTEMPT_RECOVERY_AFTER_MS', 60_000, 1)),
   };
 }

@@ -467,6 +467,19 @@ export const ERRORS = {
     'Something went wrong on our side; the request can be retried.',
     'На нашей стороне произошла ошибка; запрос можно повторить.',
     'Bizim tərəfdə xəta baş verdi; sorğunu təkrarlamaq olar.'),
+  // Reconciliation (issue 26): operator routes under /internal/reconciliation and the sandbox bank's fault helper.
+  reconciliation_run_not_found: def(404, IR, false,
+    'No such reconciliation run.',
+    'Такой прогон сверки не найден.',
+    'Belə tutuşdurma icrası tapılmadı.'),
+  reconciliation_difference_not_found: def(404, IR, false,
+    'No such reconciliation difference.',
+    'Такое расхождение сверки не найдено.',
+    'Belə tutuşdurma fərqi tapılmadı.'),
+  sandbox_operation_not_found: def(404, IR, false,
+    'The sandbox bank has no operation under this idempotency key.',
+    'У тестового банка нет операции с этим ключом идемпотентности.',
+    'Test bankında bu idempotentlik açarı ilə əməliyyat yoxdur.'),
 } as const satisfies Record<string, ErrorDef>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -16,6 +16,8 @@ import { RedisKeyValue } from './store/kv-redis.js';
 import { Dispatcher } from '../actors/dispatcher.js';
 import { startScheduler } from '../actors/scheduler.js';
 import { startRecovery } from '../actors/recovery.js';
+import { startReconciler } from '../actors/reconciliation/reconciler.js';
+import { allConnectors } from './connectors/index.js';
 import { failpointsArmed } from './failpoints.js';
 import { buildApp, isNativeUws, listen } from './http/app.js';
 import { activeRequests, closeConnectionsAfterAnswer } from './http/context.js';
@@ -120,6 +122,10 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const listening = await listen(app, config.host, config.port);
   const scheduler = startScheduler(db, dispatcher, config.expiryPollMs, log);
   const recovery = startRecovery(db, dispatcher, { afterMs: config.attemptRecoveryAfterMs, pollMs: config.attemptRecoveryPollMs }, log);
+  const reconciler = startReconciler(db, allConnectors(db), {
+    intervalMs: config.reconciliation.intervalMs, windowMs: config.reconciliation.windowMs, delayMs: config.reconciliation.delayMs,
+    toleranceMs: config.reconciliation.delayMs, openWaitMs: 3_600_000, leaseSeconds: 120,
+  }, log.child({ component: 'reconciliation' }));
   if (failpointsArmed().length) log.warn({ failpoints: failpointsArmed() }, 'FAILPOINTS set: this process dies on purpose at those points (fault tests only)');
   const listener = budget.listen ? startDueListener({ connectionString: databaseUrl, name: `${appName}:listen`, timeouts: config.db, pingMs: config.webhooks.pollMs, log }) : null;
   const demo = config.demoMerchant ? await ensureDemoMerchant(db, services.auth, config.publicBaseUrl, saved?.demo ?? null) : null;
@@ -160,6 +166,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       if (activeRequests() > 0) { abandoned.push(`answers (${activeRequests()} requests)`); log.error({ requests: activeRequests() }, 'shutdown: requests still unanswered; abandoned'); }
       await step('scheduler', () => scheduler.stop(), 0.2);
       await step('attempt recovery', () => recovery.stop(), 0.2);
+      await step('reconciliation', () => reconciler?.stop() ?? Promise.resolve(), 0.2);
       await step('actor workers', () => dispatcher.close(), 0.6); // mailboxes drain: every accepted command finishes
       await step('listener', () => listener?.stop() ?? Promise.resolve(), 0.2);
       await step('webhooks', () => services.webhooks.stop(), 0.3);

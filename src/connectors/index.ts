@@ -14,4 +14,9 @@ export function createConnectors(db: pg.Pool): Connectors {
   return (livemode) => (livemode ? liveConnector : sandbox);
 }
 
+/** Every connector once, for work across all of them (reconciliation asks each for its report). */
+export function allConnectors(db: pg.Pool): Connector[] {
+  return [createSandboxConnector(new SandboxLedger(db)), liveConnector];
+}
+
 export const connectorNameFor = (livemode: boolean): string => (livemode ? liveConnector.name : 'sandbox');

@@ -14,4 +14,6 @@ export const liveConnector: Connector = {
   void: async () => ({ kind: 'error', code: 'connector_not_configured' }),
   // Nothing is ever sent: every key is unknown to it.
   lookup: async () => ({ kind: 'unknown_attempt' }),
+  // Nothing is ever sent, so the bank executed nothing; a wired acquirer reads its settlement file here.
+  report: async () => [],
 };

@@ -4,6 +4,7 @@
 import type { CheckedCard } from '../domain/card.js';
 import type { RedirectWallet } from '../domain/methods.js';
 import type { FailureCode } from '../domain/payment.js';
+import type { BankOperation } from '../domain/reconciliation.js';
 
 export interface ConnectorRequest {
   /** The attempt's id: the acquirer's idempotency key for this call (DESIGN invariant 9). */
@@ -104,4 +105,12 @@ export interface Connector extends BankOperations {
    * this instead of repeating a call whose outcome it did not see.
    */
   lookup(attemptId: string): Promise<ConnectorResult | RefundResult | PayoutResult | CaptureResult | UnknownAttempt>;
+  /**
+   * The bank's own record of the operations it executed in [from, to) (epoch ms, by the bank's time),
+   * each under the idempotency key it was sent with: the reconciler compares them with the engine's
+   * attempts. The sandbox answers from its ledger; a live acquirer from its settlement file. A key
+   * the bank only closed on a status query (never executed) is not an operation. Throws when the
+   * report cannot be had (the reconciler then tries the window again later).
+   */
+  report(from: number, to: number): Promise<BankOperation[]>;
 }

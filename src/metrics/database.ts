@@ -16,6 +16,10 @@ export interface DatabaseFigures {
   /** Connector attempts recorded and not settled (payments.pending_attempt), and the oldest one's age. */
   attemptsOpen: number;
   attemptsOldestSeconds: number;
+  /** Reconciliation differences not yet resolved or ignored, by kind. */
+  reconciliationOpen: Record<string, number>;
+  /** Seconds since the latest reconciliation run completed (none yet: since the earliest attempt; 0 without attempts). */
+  reconciliationLastRunAge: number;
 }
 
 const SQL = `
@@ -26,12 +30,16 @@ SELECT
   COALESCE((SELECT extract(epoch FROM now() - min(next_attempt_at)) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()), 0)::float8 AS outbox_lag,
   COALESCE((SELECT extract(epoch FROM now() - min(expires_at)) FROM payments WHERE status = 'pending' AND expires_at <= now()), 0)::float8 AS expiry_lag,
   (SELECT count(*) FROM connector_attempts WHERE status = 'started')::int AS attempts_open,
-  COALESCE((SELECT extract(epoch FROM now() - min(created_at)) FROM connector_attempts WHERE status = 'started'), 0)::float8 AS attempts_oldest`;
+  COALESCE((SELECT extract(epoch FROM now() - min(created_at)) FROM connector_attempts WHERE status = 'started'), 0)::float8 AS attempts_oldest,
+  (SELECT COALESCE(jsonb_object_agg(kind, n), '{}') FROM (SELECT kind, count(*)::int AS n FROM reconciliation_differences WHERE status = 'open' GROUP BY kind) k) AS recon_open,
+  COALESCE(extract(epoch FROM now() - COALESCE((SELECT max(finished_at) FROM reconciliation_runs WHERE status = 'completed'),
+                                               (SELECT min(created_at) FROM connector_attempts))), 0)::float8 AS recon_age`;
 
 export async function readDatabaseFigures(db: pg.Pool): Promise<DatabaseFigures> {
   const r = (await db.query({ name: 'metrics_database_figures', text: SQL })).rows[0];
   return {
     webhooksDue: r.due, webhooksUndelivered: r.undelivered, webhooksOldestSeconds: r.oldest, outboxLagSeconds: r.outbox_lag,
     expiryLagSeconds: r.expiry_lag, attemptsOpen: r.attempts_open, attemptsOldestSeconds: r.attempts_oldest,
+    reconciliationOpen: r.recon_open, reconciliationLastRunAge: r.recon_age,
   };
 }

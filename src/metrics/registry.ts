@@ -5,6 +5,7 @@ import type pg from 'pg';
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { webhookMetrics, type WebhookMetrics } from './webhooks.js';
 import type { DatabaseFigures } from './database.js';
+import { DIFFERENCE_KINDS } from '../domain/reconciliation.js';
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
@@ -23,7 +24,8 @@ export interface Scrape {
 }
 
 const DATABASE_GAUGES = new Set(['webhook_deliveries_due', 'webhook_deliveries_undelivered', 'webhook_oldest_undelivered_age_seconds',
-  'outbox_lag_seconds', 'expiry_lag_seconds', 'connector_attempts_open', 'connector_attempt_oldest_open_age_seconds']);
+  'outbox_lag_seconds', 'expiry_lag_seconds', 'connector_attempts_open', 'connector_attempt_oldest_open_age_seconds',
+  'reconciliation_differences', 'reconciliation_last_run_age_seconds']);
 
 export const CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE']);
@@ -67,6 +69,8 @@ export class Metrics {
     gauge('expiry_lag_seconds', 'How far past its expiry the most overdue pending payment is: the expiry scheduler\'s lag (all processes).');
     gauge('connector_attempts_open', 'Acquirer attempts recorded and not settled (a payment\'s pending_attempt), all processes.');
     gauge('connector_attempt_oldest_open_age_seconds', 'Age of the oldest acquirer attempt not settled (recovery settles it after ATTEMPT_RECOVERY_AFTER_MS).');
+    gauge('reconciliation_differences', 'Differences between the engine and the bank found by reconciliation and not yet resolved or ignored, by kind (all processes).', ['kind']);
+    gauge('reconciliation_last_run_age_seconds', 'Seconds since the latest reconciliation run completed (none yet: since the earliest connector attempt).');
   }
 
   /**
@@ -122,6 +126,8 @@ export class Metrics {
       g.expiry_lag_seconds.set(d.expiryLagSeconds);
       g.connector_attempts_open.set(d.attemptsOpen);
       g.connector_attempt_oldest_open_age_seconds.set(d.attemptsOldestSeconds);
+      for (const kind of DIFFERENCE_KINDS) g.reconciliation_differences.set({ kind }, d.reconciliationOpen[kind] ?? 0);
+      g.reconciliation_last_run_age_seconds.set(d.reconciliationLastRunAge);
     }
     let own = await this.registry.getMetricsAsJSON() as Json;
     // Without the database's answer those gauges are left out rather than shown as 0.

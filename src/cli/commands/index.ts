@@ -3,7 +3,8 @@ import type { Command } from '../command.js';
 import { keyCommands } from './keys.js';
 import { listenCommands } from './listen.js';
 import { merchantCommands } from './merchants.js';
+import { reconciliationCommands } from './reconciliation.js';
 import { systemCommands } from './system.js';
 import { webhookCommands } from './webhooks.js';
 
-export const COMMANDS: readonly Command[] = [...merchantCommands, ...keyCommands, ...webhookCommands, ...listenCommands, ...systemCommands];
+export const COMMANDS: readonly Command[] = [...merchantCommands, ...keyCommands, ...webhookCommands, ...listenCommands, ...reconciliationCommands, ...systemCommands];

@@ -31,5 +31,6 @@ export function createSandboxConnector(ledger: SandboxLedger): Connector {
     capture: (r, authRef, authorized) => once(r, 'capture', null, () => bank.capture(r, authRef, authorized)),
     void: (r, authRef) => once(r, 'void', null, () => bank.void(r, authRef)),
     lookup: (key) => ledger.lookup(key),
+    report: (from, to) => ledger.report(from, to),
   };
 }

@@ -3,6 +3,7 @@
 // challenge or page decision, whatever key repeats it) is the only one: a repeat gets it back and
 // moves no money twice. A status query for a key the bank never saw closes that key.
 import type pg from 'pg';
+import { bankOutcomeOf, operationKind, type BankOperation } from '../../domain/reconciliation.js';
 import type { CaptureResult, ConnectorResult, PayoutResult, RefundResult, UnknownAttempt } from '../types.js';
 
 type Recorded = ConnectorResult | RefundResult | PayoutResult | CaptureResult;
@@ -59,5 +60,24 @@ export class SandboxLedger {
       values: [key, JSON.stringify(CLOSED)],
     });
     return (await this.existing({ key, operation: 'closed', reference: null })) ?? CLOSED;
+  }
+
+  /**
+   * The operations the bank executed in [from, to) (epoch ms), for reconciliation: every entry but
+   * the keys it only closed on a status query. An entry whose operation or result the bank does not
+   * know is reported as a failed charge rather than left out, so it still shows as a difference.
+   */
+  async report(from: number, to: number): Promise<BankOperation[]> {
+    const res = await this.db.query<{ key: string; operation: string; amount: string; currency: string; kind: string; at: number }>({
+      name: 'sandbox_ledger_report',
+      text: `SELECT idempotency_key AS key, operation, amount, currency, result->>'kind' AS kind, (extract(epoch FROM created_at) * 1000)::float8 AS at
+             FROM sandbox_ledger WHERE created_at >= to_timestamp($1::float8 / 1000) AND created_at < to_timestamp($2::float8 / 1000)
+               AND operation <> 'closed' ORDER BY created_at`,
+      values: [from, to],
+    });
+    return res.rows.map((r) => ({
+      key: r.key, kind: operationKind(r.operation) ?? 'charge', amount: Number(r.amount), currency: r.currency,
+      outcome: bankOutcomeOf(r.kind) ?? 'failed', at: r.at,
+    }));
   }
 }

@@ -17,6 +17,7 @@ import { sbpMemberRoutes } from './sbp-members.js';
 import { internalSbpRoutes } from './internal-sbp.js';
 import { homeRoutes } from './home.js';
 import { referenceRoutes } from './reference.js';
+import { internalReconciliationRoutes } from './internal-reconciliation.js';
 
 import { gatewayChannelRoutes } from './gateway-channels.js';
 import { gatewayPayoutRoutes } from './gateway-payouts.js';
@@ -41,6 +42,7 @@ export const allRoutes: Route[] = [
   ...internalSbpRoutes,
   ...homeRoutes,
   ...referenceRoutes,
+  ...internalReconciliationRoutes,
 
   ...gatewayChannelRoutes,
   ...gatewayPayoutRoutes,
