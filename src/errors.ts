@@ -141,6 +141,12 @@ export const ERRORS = {
     'The API key is invalid or has been revoked.',
     'API-ключ недействителен или отозван.',
     'API açarı etibarsızdır və ya ləğv edilib.'),
+  // A key that is valid, but for the other API: said only of a key that exists and is active, so
+  // an unknown or revoked key still gets the plain api_key_invalid (docs/decisions.md, issue 24).
+  api_key_wrong_api: def(401, 'authentication_error', false,
+    'This key belongs to the other API: send svc_ keys to the merchant API (/api/v2/…), sk_ and rk_ keys to the gateway API (/v2/…), pk_ keys to the widget endpoints (/widget/v1/…).',
+    'Этот ключ относится к другому API: ключи svc_ отправляйте в merchant API (/api/v2/…), ключи sk_ и rk_ — в gateway API (/v2/…), ключи pk_ — на эндпоинты виджета (/widget/v1/…).',
+    'Bu açar digər API-yə aiddir: svc_ açarlarını merchant API-yə (/api/v2/…), sk_ və rk_ açarlarını gateway API-yə (/v2/…), pk_ açarlarını vidcet ünvanlarına (/widget/v1/…) göndərin.'),
   api_disabled: def(403, 'authentication_error', false,
     'API access is disabled for this merchant.',
     'Доступ к API отключён для этого мерчанта.',
