@@ -2,6 +2,7 @@
 // where it belongs (401 api_key_wrong_api); a revoked, unknown or reshaped key gets exactly the
 // answer any bad key gets, so the hint tells nothing about keys that do not work.
 import t from 'tap';
+import { ERRORS } from '../../src/errors.js';
 import { startTestServer } from '../helpers/server.js';
 
 const s = await startTestServer(t);
@@ -42,8 +43,8 @@ t.test('a valid merchant key on the gateway API and the widget is sent to /api/v
 t.test('revoked, unknown and reshaped keys get the plain answer of any bad key', async (t) => {
   const plainMerchant = (await merchantCall('svc_test_00000000000000000000000000000000')).body.error;
   const plainGateway = (await gatewayCall('sk_test_00000000000000000000000000000000')).body.error;
-  t.match(plainMerchant, { code: 'api_key_invalid', message: 'The API key is invalid or has been revoked.' });
-  t.match(plainGateway, { code: 'API_KEY_INVALID', message: 'The API key is invalid or has been revoked.' });
+  t.match(plainMerchant, { code: 'api_key_invalid', message: ERRORS.api_key_invalid.en });
+  t.match(plainGateway, { code: 'API_KEY_INVALID', message: ERRORS.api_key_invalid.en });
   const onMerchant: [string, string][] = [
     ['revoked sk_ key', revokedSk.key],
     ['unknown sk_ key', 'sk_test_00000000000000000000000000000000'],

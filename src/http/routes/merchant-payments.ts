@@ -24,7 +24,7 @@ async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void>
   const checked = validateCreate(body);
   if (!checked.ok) return sendFailure(ctx, checked.failure);
   const rules = applyPaymentRules(checked.value as PaymentInput, who.merchant, 'api');
-  if (!rules.ok) return sendFailure(ctx, fail(rules.code, rules.param));
+  if (!rules.ok) return sendFailure(ctx, fail(rules.code, rules.param, rules.detail));
 
   const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'payment', '/api/v2/payments', body);
   if ('code' in idem) return sendFailure(ctx, idem);
