@@ -19,6 +19,8 @@ WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The webhook verify helper: dist/src/index.js re-exports it as payments-engine/webhooks.
+COPY --from=build /app/packages ./packages
 # SQL migrations (and any other non-TypeScript assets) are read from src/ at run time.
 COPY --from=build /app/src ./src
 # The docs are served as written at /docs/<file>.md and listed on GET / (src/http/routes/home.ts).

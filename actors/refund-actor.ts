@@ -36,6 +36,13 @@ const overRemaining = (p: Payment): ApiFailure => {
   return { ...fail('refund_amount_invalid', 'amount', `${remaining} ${p.currency} remaining`), extra: { remaining, currency: p.currency } };
 };
 
+/** A payment that cannot be refunded now: the refusal names its status and what would allow it. */
+const notRefundable = (p: Payment): ApiFailure => {
+  const why = p.status === 'refunded' ? 'the payment is refunded: nothing is left to refund'
+    : `the payment is ${p.status}: only a succeeded or partially_refunded payment can be refunded`;
+  return fail('payment_not_payable', null, why);
+};
+
 /** The answer for a refund whose bank answer is recorded. */
 async function answerFor(ctx: ActorContext, r: Refund, replayed: boolean): Promise<RefundReply> {
   if (r.status === 'failed') return failed(fail('refund_failed'));
@@ -116,7 +123,7 @@ export async function handleRefund(ctx: ActorContext, m: CommandOf<'payment.refu
     if (prior) markCommitted(ctx); // the key holds a refund: no later failure may say "nothing happened"
     if (prior && prior.status !== 'pending') return answerFor(ctx, prior, true);
     const plan = prior ? null : planRefund(p, q.amount);
-    if (plan && !plan.ok) return failed(plan.code === 'refund_amount_invalid' ? overRemaining(p) : fail(plan.code, plan.code === 'amount_invalid' ? 'amount' : null));
+    if (plan && !plan.ok) return failed(plan.code === 'refund_amount_invalid' ? overRemaining(p) : plan.code === 'amount_invalid' ? fail('amount_invalid', 'amount') : notRefundable(p));
     if (plan && !p.pendingAttempt) {
       if (!(await refundSupported(ctx.db, p.id, ctx.connectors(p.livemode).name))) return failed(fail('refund_not_supported'));
       let refund: Refund | null = null;

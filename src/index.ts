@@ -2,4 +2,5 @@
 export { startServer, type RunningServer } from './server.js';
 export { loadConfig, type Config } from './config.js';
 export { ERRORS, type ErrorCode } from './errors.js';
-export { verifyWebhook, generateTestHeader, WebhookVerificationError, type VerificationFailure } from './domain/webhook-signature.js';
+// The receivers' helper is packages/webhooks (also installable alone), reached by this package's own name.
+export { verifyWebhook, verifyGatewayWebhook, generateTestHeader, WebhookVerificationError, type VerificationFailure } from 'payments-engine/webhooks';

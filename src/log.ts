@@ -63,8 +63,11 @@ export const redactOptions: Pick<LoggerOptions, 'formatters'> = {
 
 export type { Logger };
 
+/** `time` as ISO 8601 in UTC ("2026-11-26T20:30:00.123Z"), readable by a person, sortable as text. */
+export const timeOptions: Pick<LoggerOptions, 'timestamp'> = { timestamp: pino.stdTimeFunctions.isoTime };
+
 export function createLogger(level: string, name = 'payments-engine'): Logger {
-  return pino({ name, level, base: { pid: process.pid }, ...redactOptions });
+  return pino({ name, level, base: { pid: process.pid }, ...timeOptions, ...redactOptions });
 }
 
 /**
@@ -133,7 +136,7 @@ export function accessLines(out: BatchedLines, name = 'payments-engine'): Access
   const head = `,"pid":${process.pid},"name":${JSON.stringify(name)},"method":`;
   const q = JSON.stringify;
   return (e) => {
-    out.write(`{"level":30,"time":${Date.now()}${head}${q(e.method)},"route":${q(e.route)},"status":${e.status},"ms":${e.ms},"requestId":${q(e.requestId)}`
+    out.write(`{"level":30,"time":"${new Date().toISOString()}"${head}${q(e.method)},"route":${q(e.route)},"status":${e.status},"ms":${e.ms},"requestId":${q(e.requestId)}`
       + (e.merchantId !== undefined ? `,"merchantId":${q(e.merchantId)}` : '')
       + (e.reason !== undefined ? `,"reason":${q(e.reason)}` : '')
       + (e.aborted ? ',"aborted":true' : '')

@@ -19,6 +19,8 @@ startServer(config, log, new BatchedLines()).then((srv) => {
     '',
     `  Payments engine listening on ${srv.url}  (public base ${config.publicBaseUrl})`,
     `  Operator token (Authorization: Bearer ...): ${config.adminToken ? '(from ADMIN_TOKEN)' : srv.adminToken}`,
+    // The CLI's settings for this server, whatever its port, ready to paste into another terminal.
+    `  For the CLI (npm run cli -- help): export PAYMENTS_URL=${srv.url}${config.adminToken ? '' : ` ADMIN_TOKEN=${srv.adminToken}`}`,
   ];
   if (srv.demo) {
     lines.push(

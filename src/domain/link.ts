@@ -8,7 +8,7 @@
 // Uses: `uses` counts paid payments. A payment created for the link holds a use (`holds`: payment id
 // -> time of the reservation) until it settles: paid -> the hold becomes a use; failed or expired ->
 // the hold is released. uses + holds never exceeds max_uses, so concurrent payers cannot overshoot.
-import { isValidAmount } from './money.js';
+import { currencyRefusal, isValidAmount } from './money.js';
 
 export const LINK_TYPES = ['dynamic', 'static'] as const;
 export type LinkType = (typeof LINK_TYPES)[number];
@@ -63,12 +63,12 @@ export const MAX_LINK_LIFETIME_MS = 366 * 24 * 3600 * 1000;
 export const MAX_LINK_USES = 1_000_000;
 
 export type LinkRuleCode = 'currency_not_enabled' | 'expires_at_invalid';
-export type LinkRuleResult = { ok: true; value: NewLink } | { ok: false; code: LinkRuleCode; param: string };
+export type LinkRuleResult = { ok: true; value: NewLink } | { ok: false; code: LinkRuleCode; param: string; detail?: string };
 
 export function applyLinkRules(input: LinkInput, m: { defaultCurrency: string; currencies: string[] }, now: number): LinkRuleResult {
   const type = input.type ?? 'dynamic';
   const currency = (input.currency ?? m.defaultCurrency).toUpperCase();
-  if (!m.currencies.includes(currency)) return { ok: false, code: 'currency_not_enabled', param: 'currency' };
+  if (!m.currencies.includes(currency)) return { ok: false, code: 'currency_not_enabled', param: 'currency', detail: currencyRefusal(currency, m.currencies) };
   let expiresAt: number | null = null;
   if (input.expires_at !== undefined) {
     expiresAt = Date.parse(input.expires_at);

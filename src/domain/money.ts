@@ -7,6 +7,20 @@ export const isValidAmount = (v: unknown): v is number =>
 
 export const CURRENCY_RE = /^[A-Z]{3}$/;
 
+/** ISO 4217 codes as this Node's ICU knows them (current currencies), read once. */
+let iso: Set<string> | null = null;
+export const isIsoCurrency = (code: string): boolean => (iso ??= new Set(Intl.supportedValuesOf('currency'))).has(code);
+
+/**
+ * What a refused currency is, and what to send instead: the detail of currency_not_enabled. A code
+ * that is no currency at all ("XYZ") is said to be none, so it is not taken for one awaiting
+ * activation.
+ */
+export function currencyRefusal(code: string, enabled: readonly string[]): string {
+  const what = isIsoCurrency(code) ? `${code} is not enabled for this account` : `${code} is not an ISO 4217 currency`;
+  return `${what}; it takes ${enabled.join(', ')}`;
+}
+
 /** Minor-unit exponent per currency; ISO 4217 codes not listed use 2. */
 const EXPONENT: Record<string, number> = { JPY: 0, KRW: 0, VND: 0, CLP: 0, ISK: 0, BHD: 3, KWD: 3, JOD: 3, OMR: 3, TND: 3 };
 export const currencyExponent = (currency: string): number => EXPONENT[currency] ?? 2;

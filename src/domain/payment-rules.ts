@@ -1,5 +1,6 @@
 // Business rules of a payment request that a schema cannot express. Pure.
 import { isPublicHttpsUrl } from './address.js';
+import { currencyRefusal } from './money.js';
 import type { Customer, Locale, NewPayment, PaymentMethod, PaymentSource } from './payment.js';
 
 export interface PaymentInput {
@@ -30,7 +31,7 @@ export type RuleResult = { ok: true; value: NewPayment } | { ok: false; code: Pa
 
 export function applyPaymentRules(input: PaymentInput, m: MerchantRules, source: PaymentSource): RuleResult {
   const currency = (input.currency ?? m.defaultCurrency).toUpperCase();
-  if (!m.currencies.includes(currency)) return { ok: false, code: 'currency_not_enabled', param: 'currency' };
+  if (!m.currencies.includes(currency)) return { ok: false, code: 'currency_not_enabled', param: 'currency', detail: currencyRefusal(currency, m.currencies) };
   if (input.method === 'sbp' && currency !== 'RUB') return { ok: false, code: 'method_not_available', param: 'method' };
   if (input.return_url !== undefined && !isPublicHttpsUrl(input.return_url)) return { ok: false, code: 'return_url_invalid', param: 'return_url' };
   const metadata = input.metadata ?? {};

@@ -143,13 +143,24 @@ async function run(ctx: Ctx, route: Route, s: Services, client: string | null): 
       if (!parsed.ok) {
         if (parsed.problem === 'too_deep') return sendFailure(ctx, fail('json_too_deep'));
         if (parsed.problem === 'key_forbidden') return sendFailure(ctx, fail('parameter_unknown', parsed.param));
-        return sendFailure(ctx, fail('json_invalid'));
+        return sendFailure(ctx, fail('json_invalid', null, formHint(ctx.headers['content-type'], raw)));
       }
       body = parsed.value;
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return sendFailure(ctx, fail('body_invalid'));
   }
   await route.handler(ctx, s, body);
+}
+
+/**
+ * What an unparsable body looks like when it is a form (curl -d without a JSON header, an HTML form
+ * post): said, so that the client knows to send JSON instead. Otherwise no detail.
+ */
+function formHint(contentType: string | undefined, raw: string): string | undefined {
+  const type = (contentType ?? '').split(';')[0].trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded' || type === 'multipart/form-data') return `the body was sent as ${type}; this API takes only JSON`;
+  if (/^[\w.\-[\]%]+=[^&]*(&[\w.\-[\]%]+=[^&]*)*$/.test(raw.trim())) return 'the body looks form-encoded (a=1&b=2); this API takes only JSON';
+  return undefined;
 }
 
 /** The client's address for the public rate limit: the configured header of a trusted proxy, else the peer. Read synchronously. */

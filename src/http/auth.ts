@@ -20,6 +20,12 @@ export type KeyRefusal = ApiFailure & { disabledKey?: Principal };
 /** Key prefixes per API. The merchant API takes svc_ keys; the gateway takes sk_ and rk_ (pk_ for the widget). */
 export const MERCHANT_PREFIXES = ['svc_test_', 'svc_live_'];
 
+/** What a key's prefix says it is: its kind (as api_keys.kind stores it) and mode. */
+interface KeyShape { kind: string; mode: 'test' | 'live' }
+
+const merchantPrefixOf = (key: string): KeyShape | null =>
+  key.startsWith('svc_test_') ? { kind: 'merchant', mode: 'test' } : key.startsWith('svc_live_') ? { kind: 'merchant', mode: 'live' } : null;
+
 interface Entry { value: { key: ApiKeyRecord; merchant: Merchant } | null; expires: number }
 
 /** Keys whose SHA-256 is remembered (a hash per request was ~4 % of the main thread under load). */
@@ -38,11 +44,12 @@ export class Authenticator {
   async merchantApi(authorization: string | undefined): Promise<Principal | KeyRefusal> {
     const key = bearer(authorization);
     if (!key) return fail('authentication_required');
-    if (!MERCHANT_PREFIXES.some((p) => key.startsWith(p)) || key.length > 200) return fail('api_key_invalid');
-    const hash = this.hashOf(key);
-    const hit = this.cache.get(hash);
-    // A cached answer is used without an extra turn of the event loop.
-    const found = hit && hit.expires > Date.now() ? hit.value : await this.lookup(hash);
+    if (key.length > 200) return fail('api_key_invalid');
+    if (!MERCHANT_PREFIXES.some((p) => key.startsWith(p))) {
+      const other = gatewayPrefixOf(key);
+      return other ? this.otherApi(key, other, 'merchant') : fail('api_key_invalid');
+    }
+    const found = await this.find(key);
     if (!found || found.key.kind !== 'merchant') return fail('api_key_invalid');
     if (!found.merchant.apiEnabled) return { ...fail('api_disabled'), disabledKey: { ...found, livemode: found.key.mode === 'live' } };
     return { ...found, livemode: found.key.mode === 'live' };
@@ -59,14 +66,38 @@ export class Authenticator {
     }
     const key = authorization !== undefined ? bearer(authorization) : xApiKey?.trim() || null;
     if (!key) return fail(authorization !== undefined ? 'api_key_invalid' : 'authentication_required');
+    if (key.length > 200) return fail('api_key_invalid');
     const prefix = gatewayPrefixOf(key);
-    if (!prefix || key.length > 200) return fail('api_key_invalid');
-    const hash = this.hashOf(key);
-    const hit = this.cache.get(hash);
-    const found = hit && hit.expires > Date.now() ? hit.value : await this.lookup(hash);
+    if (!prefix) {
+      const other = merchantPrefixOf(key);
+      return other ? this.otherApi(key, other, 'gateway') : fail('api_key_invalid');
+    }
+    const found = await this.find(key);
     if (!found || found.key.kind !== prefix.kind || found.key.mode !== prefix.mode) return fail('api_key_invalid');
     if (!found.merchant.apiEnabled) return fail('api_disabled');
     return { ...found, livemode: found.key.mode === 'live' };
+  }
+
+  /** The active key's record, from the cache without an extra turn of the event loop when it can. */
+  private async find(key: string): Promise<Entry['value']> {
+    const hash = this.hashOf(key);
+    const hit = this.cache.get(hash);
+    return hit && hit.expires > Date.now() ? hit.value : this.lookup(hash);
+  }
+
+  /**
+   * A key shaped for the other API. Only a key that exists, is active and is of the kind its prefix
+   * names is told where it belongs: anything else (unknown, revoked, a guess) gets the same plain
+   * api_key_invalid as any bad key, after the same lookup, so the hint reveals nothing of keys that
+   * do not work anyway.
+   */
+  private async otherApi(key: string, shape: KeyShape, here: 'merchant' | 'gateway'): Promise<ApiFailure> {
+    const found = await this.find(key);
+    if (!found || found.key.kind !== shape.kind || found.key.mode !== shape.mode) return fail('api_key_invalid');
+    const where = here === 'merchant'
+      ? shape.kind === 'publishable' ? 'a publishable key of the gateway API: it works on /widget/v1/…' : `a ${shape.kind} key of the gateway API: send it to /v2/…`
+      : 'a key of the merchant API: send it to /api/v2/…';
+    return fail('api_key_wrong_api', null, `this is ${where}`);
   }
 
   private hashOf(key: string): string {

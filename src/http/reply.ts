@@ -47,7 +47,9 @@ export function sendFailure(ctx: Ctx, f: ApiFailure, headers: [string, string][]
     f = { ...fail('outcome_unknown'), retryAfterSeconds: f.retryAfterSeconds ?? 1 };
   }
   const { status, body } = renderFailure(ctx, f);
-  ctx.code = f.detail && status < 500 ? `${f.code}: ${f.detail}` : f.code;
+  // The access log's reason: the code alone. A detail may echo the request (the path of a 404, an
+  // origin, an id), and the access log promises none of that.
+  ctx.code = f.code;
   const h = [...headers];
   if (f.retryAfterSeconds !== undefined) h.push(['Retry-After', String(f.retryAfterSeconds)]);
   // A body refused unread is discarded by uWS up to its framed end, so the client can still read

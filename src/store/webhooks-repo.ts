@@ -46,6 +46,15 @@ export async function findSettings(db: pg.Pool, merchantId: string, api: string,
   return res.rows[0] ? toSettings(res.rows[0]) : null;
 }
 
+/**
+ * Removes one settings row of the merchant; true when it existed. Deliveries already queued to it
+ * keep their rows (settings_id becomes null) and fail as no_endpoint on their retry schedule.
+ */
+export async function deleteSettings(db: pg.Pool, merchantId: string, id: string): Promise<boolean> {
+  const res = await db.query('DELETE FROM webhook_settings WHERE id = $1 AND merchant_id = $2', [id, merchantId]);
+  return (res.rowCount ?? 0) > 0;
+}
+
 /** A new secret; the old one keeps signing (alongside) for `graceSeconds`. */
 export async function rotateSecret(db: pg.Pool, id: string, graceSeconds: number): Promise<WebhookSettings> {
   const res = await db.query<SettingsRow>(`

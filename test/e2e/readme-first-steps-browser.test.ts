@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateTestHeader } from '../../src/domain/webhook-signature.js';
+import { generateTestHeader } from 'payments-engine/webhooks';
 import { freePort } from '../../src/store/embedded.js';
 import { CHROMIUM, CHROMIUM_ARGS, artifact, noBrowser } from '../helpers/browser.js';
 import { CARDS, CVC } from '../helpers/checkout.js';

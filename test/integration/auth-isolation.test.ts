@@ -20,7 +20,7 @@ t.test('401 for no key, a malformed header, an unknown key and a key of another 
     ['garbage', { authorization: 'Bearer x' }, 'api_key_invalid'],
   ];
   const sk = await s.key(a.id, 'secret', 'test');
-  cases.push(['gateway secret key on the merchant API', { authorization: `Bearer ${sk.key}` }, 'api_key_invalid']);
+  cases.push(['gateway secret key on the merchant API', { authorization: `Bearer ${sk.key}` }, 'api_key_wrong_api']);
   for (const [name, headers, code] of cases) {
     for (const [method, path] of [['GET', '/api/v2/ping'], ['GET', '/api/v2/payments'], ['POST', '/api/v2/payments']]) {
       const r = await s.request(method, path, { headers, body: method === 'POST' ? { amount: 1 } : undefined });

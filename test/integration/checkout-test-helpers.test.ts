@@ -55,7 +55,7 @@ t.test('gateway: a sk_test_ key (or rk_test_ with payments:write) of the same me
   const id = await newPayment(s, m.key);
   const call = (key: string | null, body: unknown = { outcome: 'succeeded' }) => s.request('POST', `/v2/test/checkout/${id}/complete`, { key, body });
   t.same([(await call(null)).status, (await call(null)).body.error.code], [401, 'AUTHENTICATION_REQUIRED']);
-  t.same([(await call(m.key)).status, (await call(m.key)).body.error.code], [401, 'API_KEY_INVALID'], 'a merchant API key is not a secret key');
+  t.same([(await call(m.key)).status, (await call(m.key)).body.error.code], [401, 'API_KEY_WRONG_API'], 'a merchant API key is not a secret key: it is sent to the merchant API');
   t.equal((await call('sk_test_doesnotexist')).status, 401);
   t.same([(await call(skLive.key)).status, (await call(skLive.key)).body.error.code], [404, 'ROUTE_NOT_FOUND']);
   t.same([(await call(skOther.key)).status, (await call(skOther.key)).body.error.code], [404, 'PAYMENT_NOT_FOUND']);

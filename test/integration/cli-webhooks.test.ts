@@ -42,3 +42,24 @@ t.test('set, test, events, deliveries, resend, rotate', async (t) => {
   t.match(bad.stderr, /webhook_url_invalid/);
   t.equal((await cli('webhooks', 'set', m.id, '--api', 'partner', '--endpoint', rx.url)).code, 2, 'usage error');
 });
+
+t.test('--api defaults to merchant in every webhook command, as in listen; remove deletes the endpoint', async (t) => {
+  const n = await s.merchant();
+  const set = await cli('webhooks', 'set', n.id, '--endpoint', rx.url);
+  t.equal(set.code, 0, set.stderr);
+  t.equal(JSON.parse(set.stdout).api, 'merchant');
+  const ping = await cli('webhooks', 'test', n.id);
+  t.equal(ping.code, 0, ping.stderr);
+  t.equal(JSON.parse(ping.stdout).delivery.status, 'succeeded');
+  t.equal((await cli('webhooks', 'rotate', n.id, '--grace', '0')).code, 0);
+  const gw = await cli('webhooks', 'test', n.id, '--api', 'gateway');
+  t.equal(gw.code, 1, 'no gateway endpoint: the gateway is asked only when named');
+  t.match(gw.stderr, /webhook_settings_not_found/);
+  const removed = await cli('webhooks', 'remove', n.id);
+  t.equal(removed.code, 0, removed.stderr);
+  t.match(JSON.parse(removed.stdout), { object: 'webhook_settings', deleted: true });
+  t.same(JSON.parse((await cli('webhooks', 'list', n.id)).stdout).data, []);
+  const again = await cli('webhooks', 'remove', n.id);
+  t.equal(again.code, 1);
+  t.match(again.stderr, /webhook_settings_not_found: no merchant API endpoint/);
+});

@@ -140,7 +140,7 @@ t.test('usage errors exit 2 without calling the server', async (t) => {
 t.test('API errors exit 1 with the code and message on stderr', async (t) => {
   const missing = await cli(['merchants', 'get', 'mer_doesnotexist'], env);
   t.equal(missing.code, 1);
-  t.match(missing.stderr, /merchant_not_found: No such merchant\. \(HTTP 404/);
+  t.match(missing.stderr, /merchant_not_found: No such merchant; check the merchant id\. \(HTTP 404/);
   t.equal(missing.stdout, '');
 
   const badToken = await cli(['merchants', 'get', 'mer_x'], { ...env, ADMIN_TOKEN: 'wrong' });

@@ -52,98 +52,98 @@ t.test('the matrix: key kinds against endpoint groups', async (t) => {
       method: 'GET', path: `/v1/channels/${chTest.id}`,
       expect: {
         sk: [200, null], skLive: [404, 'CHANNEL_NOT_FOUND'], rkRead: [200, null], rkWrite: [200, null], rkPayments: [403, 'PERMISSION_DENIED'], rkPaymentsRead: [403, 'PERMISSION_DENIED'],
-        rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+        rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'gateway channels:write': {
       method: 'POST', path: `/v1/channels/${chTest.id}/pause`,
       expect: {
         sk: [409, 'CHANNEL_IS_DEFAULT'], skLive: [404, 'CHANNEL_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [409, 'CHANNEL_IS_DEFAULT'],
-        rkPayments: [403, 'PERMISSION_DENIED'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+        rkPayments: [403, 'PERMISSION_DENIED'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'gateway payments:write (test helper)': {
       method: 'POST', path: '/v2/test/checkout/EXZ-20260101-0000000000/complete', body: { outcome: 'succeeded' },
       expect: {
         sk: [404, 'PAYMENT_NOT_FOUND'], skLive: [404, 'ROUTE_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
-        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'gateway checkout sessions: create (payments:write)': {
       method: 'POST', path: '/v2/payments/checkout', body: { amount: 100, currency: 'XXX' },
       expect: {
         sk: [400, 'VALIDATION_ERROR'], skLive: [400, 'VALIDATION_ERROR'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
-        rkPayments: [400, 'VALIDATION_ERROR'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+        rkPayments: [400, 'VALIDATION_ERROR'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'gateway payments: list (payments:read)': {
       method: 'GET', path: '/v2/payments',
       expect: {
         sk: [200, null], skLive: [200, null], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
-        rkPayments: [200, null], rkPaymentsRead: [200, null], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+        rkPayments: [200, null], rkPaymentsRead: [200, null], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'gateway payments: read (payments:read)': {
       method: 'GET', path: '/v2/payments/cs_000000000000000000000000',
       expect: {
         sk: [404, 'PAYMENT_NOT_FOUND'], skLive: [404, 'PAYMENT_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
-        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [404, 'PAYMENT_NOT_FOUND'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [404, 'PAYMENT_NOT_FOUND'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'gateway payments: create (payments:write)': {
       method: 'POST', path: '/v2/payments', body: { amount: 100, currency: 'XXX' },
       expect: {
         sk: [400, 'VALIDATION_ERROR'], skLive: [400, 'VALIDATION_ERROR'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
-        rkPayments: [400, 'VALIDATION_ERROR'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+        rkPayments: [400, 'VALIDATION_ERROR'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'gateway payments: capture (payments:write)': {
       method: 'POST', path: '/v2/payments/cs_000000000000000000000000/capture', body: {},
       expect: {
         sk: [404, 'PAYMENT_NOT_FOUND'], skLive: [404, 'PAYMENT_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
-        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'gateway payments: cancel (payments:write)': {
       method: 'POST', path: '/v2/payments/cs_000000000000000000000000/cancel', body: {},
       expect: {
         sk: [404, 'PAYMENT_NOT_FOUND'], skLive: [404, 'PAYMENT_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
-        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'gateway payments: refund (refunds:write)': {
       method: 'POST', path: '/v2/payments/cs_000000000000000000000000/refund', body: {},
       expect: {
         sk: [404, 'PAYMENT_NOT_FOUND'], skLive: [404, 'PAYMENT_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
-        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+        rkPayments: [404, 'PAYMENT_NOT_FOUND'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'gateway checkout sessions: read (payments:read)': {
       method: 'GET', path: '/v2/payments/checkout/cs_000000000000000000000000',
       expect: {
         sk: [404, 'CHECKOUT_SESSION_NOT_FOUND'], skLive: [404, 'CHECKOUT_SESSION_NOT_FOUND'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
-        rkPayments: [404, 'CHECKOUT_SESSION_NOT_FOUND'], rkPaymentsRead: [404, 'CHECKOUT_SESSION_NOT_FOUND'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+        rkPayments: [404, 'CHECKOUT_SESSION_NOT_FOUND'], rkPaymentsRead: [404, 'CHECKOUT_SESSION_NOT_FOUND'], rkNone: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'widget: session': {
       method: 'POST', path: '/widget/v1/session', body: { amount: 100, currency: 'XXX' },
       expect: {
         sk: [400, 'VALIDATION_ERROR'], skLive: [400, 'VALIDATION_ERROR'], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
-        rkPayments: [400, 'VALIDATION_ERROR'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [400, 'VALIDATION_ERROR'], svc: [401, 'API_KEY_INVALID'],
+        rkPayments: [400, 'VALIDATION_ERROR'], rkPaymentsRead: [403, 'PERMISSION_DENIED'], rkNone: [403, 'PERMISSION_DENIED'], pk: [400, 'VALIDATION_ERROR'], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'widget: methods': {
       method: 'GET', path: '/widget/v1/methods',
       expect: {
         sk: [200, null], skLive: [200, null], rkRead: [403, 'PERMISSION_DENIED'], rkWrite: [403, 'PERMISSION_DENIED'],
-        rkPayments: [200, null], rkPaymentsRead: [200, null], rkNone: [403, 'PERMISSION_DENIED'], pk: [200, null], svc: [401, 'API_KEY_INVALID'],
+        rkPayments: [200, null], rkPaymentsRead: [200, null], rkNone: [403, 'PERMISSION_DENIED'], pk: [200, null], svc: [401, 'API_KEY_WRONG_API'],
       },
     },
     'merchant API': {
       method: 'GET', path: '/api/v2/ping',
       expect: {
-        sk: [401, 'api_key_invalid'], skLive: [401, 'api_key_invalid'], rkRead: [401, 'api_key_invalid'], rkWrite: [401, 'api_key_invalid'],
-        rkPayments: [401, 'api_key_invalid'], rkPaymentsRead: [401, 'api_key_invalid'], rkNone: [401, 'api_key_invalid'], pk: [401, 'api_key_invalid'], svc: [200, null],
+        sk: [401, 'api_key_wrong_api'], skLive: [401, 'api_key_wrong_api'], rkRead: [401, 'api_key_wrong_api'], rkWrite: [401, 'api_key_wrong_api'],
+        rkPayments: [401, 'api_key_wrong_api'], rkPaymentsRead: [401, 'api_key_wrong_api'], rkNone: [401, 'api_key_wrong_api'], pk: [401, 'api_key_wrong_api'], svc: [200, null],
       },
     },
     operator: {

@@ -75,15 +75,15 @@ t.test('the key matrix for payouts and balance', async (t) => {
   const expect: Record<string, Record<keyof typeof keys, [number, string | null]>> = {
     create: {
       sk: [200, null], skLive: [400, 'INSUFFICIENT_BALANCE'], rkPayoutsWrite: [200, null], rkPayoutsRead: [403, 'PERMISSION_DENIED'],
-      rkPayments: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+      rkPayments: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
     },
     list: {
       sk: [200, null], skLive: [200, null], rkPayoutsWrite: [200, null], rkPayoutsRead: [200, null],
-      rkPayments: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+      rkPayments: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
     },
     balance: {
       sk: [200, null], skLive: [200, null], rkPayoutsWrite: [200, null], rkPayoutsRead: [200, null],
-      rkPayments: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_INVALID'],
+      rkPayments: [403, 'PERMISSION_DENIED'], pk: [403, 'PUBLISHABLE_KEY_NOT_ALLOWED'], svc: [401, 'API_KEY_WRONG_API'],
     },
   };
   for (const [name, method, path, body] of cases) {

@@ -3,7 +3,7 @@
 // and the access lines are byte for byte what pino writes for the same entry.
 import t from 'tap';
 import { pino } from 'pino';
-import { accessLines, accessThrough, BatchedLines, redactOptions, type AccessEntry } from '../../src/log.js';
+import { accessLines, accessThrough, BatchedLines, redactOptions, timeOptions, type AccessEntry } from '../../src/log.js';
 
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
@@ -41,7 +41,7 @@ t.test('access lines are the lines pino writes for the same entry, batched', asy
   const writes: string[] = [];
   const lines = accessLines(new BatchedLines(1, 3584, (_fd, s) => { writes.push(s); }));
   const viaPino: string[] = [];
-  const log = pino({ name: 'payments-engine', level: 'info', base: { pid: process.pid }, ...redactOptions }, { write: (s: string) => { viaPino.push(s); } });
+  const log = pino({ name: 'payments-engine', level: 'info', base: { pid: process.pid }, ...timeOptions, ...redactOptions }, { write: (s: string) => { viaPino.push(s); } });
   const entries: AccessEntry[] = [
     { method: 'GET', route: '/api/v2/payments/:id', status: 200, ms: 1.3, requestId: 'req_1', merchantId: 'mer_1' },
     { method: 'POST', route: '/api/v2/payments', status: 429, ms: 0.2, requestId: 'req_2', merchantId: 'mer_2', reason: 'rate_limited' },
@@ -54,7 +54,9 @@ t.test('access lines are the lines pino writes for the same entry, batched', asy
   t.equal(writes.length, 1, 'one write for the turn');
   const ours = writes[0].split('\n').slice(0, -1);
   t.equal(ours.length, entries.length);
-  const noTime = (l: string) => l.replace(/"time":\d+,/, '');
+  const iso = /"time":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z",/;
+  for (let i = 0; i < entries.length; i++) t.match(ours[i], iso, `entry ${i}: an ISO 8601 time, as pino's isoTime writes it`);
+  const noTime = (l: string) => l.replace(iso, '');
   for (let i = 0; i < entries.length; i++) t.equal(noTime(ours[i]), noTime(viaPino[i].trimEnd()), `entry ${i}: byte for byte as pino, but the time`);
 });
 

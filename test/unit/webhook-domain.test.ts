@@ -2,9 +2,8 @@
 // gateway target resolution. Signatures are checked against an HMAC computed here independently.
 import t from 'tap';
 import crypto from 'node:crypto';
-import {
-  generateTestHeader, gatewaySignatureHeader, merchantSignatureHeader, verifyWebhook, WebhookVerificationError,
-} from '../../src/domain/webhook-signature.js';
+import { gatewaySignatureHeader, merchantSignatureHeader } from '../../src/domain/webhook-signature.js';
+import { generateTestHeader, verifyGatewayWebhook, verifyWebhook, WebhookVerificationError } from 'payments-engine/webhooks';
 import { afterAttempt, classifyStatus, parseRetryAfter, MERCHANT_RETRY_DELAYS_MS, GATEWAY_RETRY_DELAYS_MS } from '../../src/domain/webhook-schedule.js';
 import { resolveGatewayTarget } from '../../src/domain/webhook-target.js';
 
@@ -41,6 +40,17 @@ t.test('verifyWebhook refuses with a typed reason', async (t) => {
   t.equal(reason(() => verifyWebhook(body, h, 'sec', { now: () => 1_799_999_699_000 })), 'timestamp_out_of_tolerance', '301 s earlier');
   t.equal(reason(() => verifyWebhook(body, h, 'sec', { now: () => 1_800_000_300_000 })), 'passed', 'exactly 300 s');
   t.equal(reason(() => verifyWebhook(body, h, 'sec', { now: () => 1_800_001_000_000, tolerance: 1000 })), 'passed', 'tolerance is settable');
+});
+
+t.test('verifyGatewayWebhook: the engine\'s gateway header, rotation, and typed refusals', async (t) => {
+  const now = () => 1_800_000_000_000;
+  const h = gatewaySignatureHeader(['new', 'old'], 1_800_000_000, body);
+  const reason = (fn: () => unknown) => { try { fn(); return 'passed'; } catch (e) { return e instanceof WebhookVerificationError ? e.reason : 'other'; } };
+  t.same(verifyGatewayWebhook(body, '1800000000', h, 'old', { now }), JSON.parse(body));
+  t.equal(reason(() => verifyGatewayWebhook(body, undefined, h, 'new', { now })), 'header_missing');
+  t.equal(reason(() => verifyGatewayWebhook(body, 'soon', h, 'new', { now })), 'header_malformed');
+  t.equal(reason(() => verifyGatewayWebhook(body, '1800000001', h, 'new', { now })), 'signature_mismatch', 'the timestamp is signed');
+  t.equal(reason(() => verifyGatewayWebhook(body, '1800000000', h, 'new', { now: () => 1_800_000_301_000 })), 'timestamp_out_of_tolerance');
 });
 
 t.test('merchant schedule: 1m 5m 30m 2h 6h 12h 24h, then undelivered', async (t) => {

@@ -2,15 +2,19 @@
 // Stripe's `listen`). It points the merchant's endpoint of one API at a relay on 127.0.0.1 for as
 // long as it runs, prints each event as it arrives and forwards it unchanged (body and signature
 // headers, signed by the server with the endpoint's secret, which it prints) to URL, answering the
-// server with URL's status so that retries behave as they would. On exit it puts the previous
-// endpoint back. The relay is on loopback: it works against a server on this machine that may send
-// there (the embedded default, test mode) or one with WEBHOOK_ALLOW_PRIVATE=1.
+// server with URL's status so that retries behave as they would. On exit (Ctrl-C, SIGTERM or
+// --max-events) it leaves the endpoint as it found it: the previous endpoint is put back, and an
+// endpoint it created is removed, so no later event goes to the stopped relay. Either is done only
+// while the endpoint still points at the relay: one changed meanwhile by someone else is left alone.
+// The relay is on loopback: it works against a server on this machine that may send there (the
+// embedded default, test mode) or one with WEBHOOK_ALLOW_PRIVATE=1.
 import http from 'node:http';
 import { UsageError, type Command } from '../command.js';
 import { optString } from '../args.js';
-import { seg } from '../http.js';
+import { seg, type Client } from '../http.js';
+import { apiOption, apiOf } from './webhooks.js';
 
-interface Settings { api: string; url: string; events: string[] | null; channel_id: string | null; secret: string }
+interface Settings { id: string; api: string; url: string; events: string[] | null; channel_id: string | null; secret: string }
 
 const FORWARD_TIMEOUT_MS = 10_000;
 
@@ -33,7 +37,7 @@ const listen: Command = {
   summary: 'Receive a merchant\'s webhooks here: print each event and forward it, signed, to a local URL',
   options: {
     'forward-to': { type: 'string', value: 'URL', required: true, description: 'Where each event is POSTed, e.g. http://localhost:8080/hooks' },
-    api: { type: 'string', value: 'API', choices: ['merchant', 'gateway'], description: 'merchant (default) or gateway' },
+    api: apiOption,
     events: { type: 'string', value: 'a,b', description: 'Event types to receive (default: all)' },
     'max-events': { type: 'string', value: 'N', description: 'Stop after N events (default: run until Ctrl-C)' },
   },
@@ -43,7 +47,7 @@ const listen: Command = {
     if (!/^https?:\/\/[^/]/i.test(to)) throw new UsageError(`--forward-to must be an http(s) URL, got "${to}"`);
     const max = opts['max-events'] === undefined ? Infinity : Number(opts['max-events']);
     if (!(max === Infinity || (Number.isSafeInteger(max) && max > 0))) throw new UsageError('--max-events must be a whole number above 0');
-    const api = optString(opts, 'api') ?? 'merchant';
+    const api = apiOf(opts);
     const base = `/internal/merchants/${seg(args.MERCHANT_ID)}/webhook-settings`;
     const before = ((await client.call('GET', base)) as { data: Settings[] }).data.find((s) => s.api === api && s.channel_id === null) ?? null;
 
@@ -69,9 +73,9 @@ const listen: Command = {
     const stop = () => finish();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    let restored: string | null = null;
+    let set: Settings | null = null;
     try {
-      const set = (await client.call('PUT', base, { api, url: relayUrl, ...(optString(opts, 'events') ? { events: optString(opts, 'events')!.split(',') } : {}) })) as Settings;
+      set = (await client.call('PUT', base, { api, url: relayUrl, ...(optString(opts, 'events') ? { events: optString(opts, 'events')!.split(',') } : {}) })) as Settings;
       io.out(`Forwarding ${api} API events of ${args.MERCHANT_ID} to ${to} (relay ${relayUrl}; Ctrl-C to stop)\n`);
       io.out(`Webhook signing secret: ${set.secret}\n`);
       await finished;
@@ -80,13 +84,31 @@ const listen: Command = {
       process.removeListener('SIGTERM', stop);
       relay.closeAllConnections();
       relay.close();
-      if (before) {
-        await client.call('PUT', base, { api, url: before.url, events: before.events });
-        restored = before.url;
-      }
     }
-    return { data: { forwarded: count, endpoint_restored: restored, note: restored ? undefined : 'the endpoint still points at the stopped relay: set it with "webhooks set"' } };
+    const endpoint = await leaveAsFound(client, base, set, before, relayUrl);
+    io.err(`${endpoint.note}\n`);
+    return { data: { forwarded: count, endpoint: endpoint.outcome, endpoint_restored: endpoint.outcome === 'restored' ? before!.url : null } };
   },
 };
+
+type Outcome = 'restored' | 'removed' | 'left_changed';
+
+/**
+ * Puts the endpoint back as it was before `listen`: the previous one restored, or the one `listen`
+ * created removed. An endpoint that no longer points at the relay was changed by someone else
+ * while `listen` ran, and is theirs: left as it is.
+ */
+async function leaveAsFound(client: Client, base: string, set: Settings, before: Settings | null, relayUrl: string): Promise<{ outcome: Outcome; note: string }> {
+  const now = ((await client.call('GET', base)) as { data: Settings[] }).data.find((s) => s.id === set.id) ?? null;
+  if (!now || now.url !== relayUrl) {
+    return { outcome: 'left_changed', note: `The ${set.api} API endpoint was changed while listening (now ${now ? now.url : 'removed'}): left as it is.` };
+  }
+  if (before) {
+    await client.call('PUT', base, { api: before.api, url: before.url, events: before.events });
+    return { outcome: 'restored', note: `Restored the ${set.api} API endpoint ${before.url}.` };
+  }
+  await client.call('DELETE', `${base}/${seg(set.id)}`);
+  return { outcome: 'removed', note: `Removed the ${set.api} API endpoint listen created (there was none before).` };
+}
 
 export const listenCommands: Command[] = [listen];

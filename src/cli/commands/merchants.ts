@@ -1,6 +1,7 @@
 // `merchants create|get|update`: POST/GET/PATCH /internal/merchants.
 import { defined, optBoolean, optInteger, optIntegerOrNone, optList, optNumber, optString } from '../args.js';
 import { UsageError, type Command, type OptionSpec, type OptionValues } from '../command.js';
+import { checkFrameOrigin } from '../../domain/frame-origins.js';
 import { seg } from '../http.js';
 
 const upper = (s: string) => s.toUpperCase();
@@ -17,11 +18,44 @@ const fields: Record<string, OptionSpec> = {
 
 /** Only on update: PATCH is where the framing allowlist is set. */
 const allowedDomains: Record<string, OptionSpec> = {
-  'allowed-domains': { type: 'string', value: 'A,B|none', description: 'Site origins allowed to frame the hosted page (embedded form), e.g. https://shop.example; none clears the list' },
+  'allowed-domains': { type: 'string', value: 'A,B|none', description: 'Replace the whole list of site origins allowed to frame the hosted page (embedded form), e.g. https://shop.example; none clears it' },
+  'add-allowed-domains': { type: 'string', value: 'A,B', description: 'Add these origins to the list, keeping the others' },
+  'remove-allowed-domains': { type: 'string', value: 'A,B', description: 'Remove these origins from the list, keeping the others' },
 };
 
-function domains(opts: OptionValues): string[] | undefined {
-  return optString(opts, 'allowed-domains')?.trim().toLowerCase() === 'none' ? [] : optList(opts, 'allowed-domains');
+/** An origin as the server stores it (lower-case host, default port dropped), to compare entries. */
+const canonical = (o: string): string => { const c = checkFrameOrigin(o); return c.ok ? c.origin : o; };
+
+/**
+ * The list to send, or undefined when no allowlist option is given. Adding and removing start from
+ * the merchant's list as it is now (read first); replacing says what it drops.
+ */
+async function domains(opts: OptionValues, current: () => Promise<string[]>): Promise<{ list: string[]; notes: string[] } | undefined> {
+  const replace = optString(opts, 'allowed-domains');
+  const add = optList(opts, 'add-allowed-domains');
+  const remove = optList(opts, 'remove-allowed-domains');
+  if (replace !== undefined && (add || remove)) throw new UsageError('--allowed-domains replaces the whole list: give it alone, or use --add-allowed-domains and --remove-allowed-domains');
+  if (replace === undefined && !add && !remove) return undefined;
+  const before = await current();
+  const notes: string[] = [];
+  if (replace !== undefined) {
+    const list = replace.trim().toLowerCase() === 'none' ? [] : optList(opts, 'allowed-domains')!;
+    const kept = new Set(list.map(canonical));
+    const dropped = before.filter((o) => !kept.has(o));
+    if (dropped.length) notes.push(`replaced the whole list; no longer allowed: ${dropped.join(', ')}`);
+    return { list, notes };
+  }
+  let list = [...before];
+  for (const o of remove ?? []) {
+    const c = canonical(o);
+    if (list.includes(c)) list = list.filter((x) => x !== c);
+    else notes.push(`${o} was not on the list`);
+  }
+  for (const o of add ?? []) {
+    if (list.includes(canonical(o))) notes.push(`${o} was already on the list`);
+    else list.push(o);
+  }
+  return { list, notes };
 }
 
 function body(opts: OptionValues) {
@@ -66,10 +100,20 @@ const update: Command = {
   summary: 'Change a merchant (only the options given)',
   options: { ...fields, ...allowedDomains },
   auth: true,
-  async run({ args, opts, client }) {
-    const patch = defined({ ...body(opts), allowed_domains: domains(opts) });
+  async run({ args, opts, client, io }) {
+    const path = `/internal/merchants/${seg(args.MERCHANT_ID)}`;
+    const fields = body(opts);
+    const origins = await domains(opts, async () => ((await client.call('GET', path)) as { allowed_domains: string[] }).allowed_domains);
+    const patch = defined({ ...fields, allowed_domains: origins?.list });
     if (!Object.keys(patch).length) throw new UsageError('nothing to update: give at least one option');
-    return { data: await client.call('PATCH', `/internal/merchants/${seg(args.MERCHANT_ID)}`, patch) };
+    const merchant = (await client.call('PATCH', path, patch)) as { allowed_domains: string[] };
+    if (origins) {
+      // On stderr, so that stdout stays the merchant's JSON: what the list now is, and what changed.
+      for (const n of origins.notes) io.err(`note: ${n}\n`);
+      const now = merchant.allowed_domains;
+      io.err(`allowed_domains (${now.length}): ${now.length ? now.join(', ') : 'none: no site may frame the hosted page'}\n`);
+    }
+    return { data: merchant };
   },
 };
 

@@ -1,11 +1,14 @@
 // `webhooks set|list|rotate|test` and `events list|deliveries|resend`: webhook endpoints of one
 // merchant and the log of what was sent to them.
 import { defined, optInteger, optList, optString } from '../args.js';
-import type { Command, OptionSpec } from '../command.js';
-import { seg } from '../http.js';
+import type { Command, OptionSpec, OptionValues } from '../command.js';
+import { ApiError, seg } from '../http.js';
 
 const base = (merchantId: string) => `/internal/merchants/${seg(merchantId)}`;
-const api: OptionSpec = { type: 'string', value: 'API', required: true, choices: ['merchant', 'gateway'], description: 'merchant or gateway' };
+/** `--api` of every webhook command (`listen` too): the merchant API unless told otherwise. */
+export const apiOption: OptionSpec = { type: 'string', value: 'API', choices: ['merchant', 'gateway'], description: 'merchant (default) or gateway' };
+export const apiOf = (opts: OptionValues): 'merchant' | 'gateway' => (optString(opts, 'api') === 'gateway' ? 'gateway' : 'merchant');
+const api = apiOption;
 const channel: OptionSpec = { type: 'string', value: 'ID', description: 'Channel of a gateway endpoint' };
 
 const set: Command = {
@@ -20,7 +23,7 @@ const set: Command = {
   auth: true,
   async run({ args, opts, client }) {
     const s = await client.call('PUT', `${base(args.MERCHANT_ID)}/webhook-settings`, defined({
-      api: optString(opts, 'api'), url: optString(opts, 'endpoint'), events: optList(opts, 'events'), channel_id: optString(opts, 'channel'),
+      api: apiOf(opts), url: optString(opts, 'endpoint'), events: optList(opts, 'events'), channel_id: optString(opts, 'channel'),
     })) as { secret: string };
     return { data: s, quiet: s.secret };
   },
@@ -31,6 +34,17 @@ const list: Command = {
   async run({ args, client }) { return { data: await client.call('GET', `${base(args.MERCHANT_ID)}/webhook-settings`) }; },
 };
 
+const remove: Command = {
+  path: ['webhooks', 'remove'], args: ['MERCHANT_ID'], summary: 'Remove the webhook endpoint of an API (events are no longer sent)', options: { api, channel }, auth: true,
+  async run({ args, opts, client }) {
+    const scope = { api: apiOf(opts), channel: optString(opts, 'channel') ?? null };
+    const all = (await client.call('GET', `${base(args.MERCHANT_ID)}/webhook-settings`)) as { data: { id: string; api: string; channel_id: string | null }[] };
+    const found = all.data.find((w) => w.api === scope.api && w.channel_id === scope.channel);
+    if (!found) throw new ApiError(404, 'webhook_settings_not_found', `no ${scope.api} API endpoint${scope.channel ? ` for channel ${scope.channel}` : ''}`);
+    return { data: await client.call('DELETE', `${base(args.MERCHANT_ID)}/webhook-settings/${seg(found.id)}`) };
+  },
+};
+
 const rotate: Command = {
   path: ['webhooks', 'rotate'],
   args: ['MERCHANT_ID'],
@@ -39,7 +53,7 @@ const rotate: Command = {
   auth: true,
   async run({ args, opts, client }) {
     const s = await client.call('POST', `${base(args.MERCHANT_ID)}/webhook-settings/rotate-secret`, defined({
-      api: optString(opts, 'api'), channel_id: optString(opts, 'channel'), grace_seconds: optInteger(opts, 'grace'),
+      api: apiOf(opts), channel_id: optString(opts, 'channel'), grace_seconds: optInteger(opts, 'grace'),
     })) as { secret: string };
     return { data: s, quiet: s.secret };
   },
@@ -48,7 +62,7 @@ const rotate: Command = {
 const test: Command = {
   path: ['webhooks', 'test'], args: ['MERCHANT_ID'], summary: 'Send a signed test.ping now and show the attempt', options: { api, channel }, auth: true,
   async run({ args, opts, client }) {
-    return { data: await client.call('POST', `${base(args.MERCHANT_ID)}/webhook-settings/test`, defined({ api: optString(opts, 'api'), channel_id: optString(opts, 'channel') })) };
+    return { data: await client.call('POST', `${base(args.MERCHANT_ID)}/webhook-settings/test`, defined({ api: apiOf(opts), channel_id: optString(opts, 'channel') })) };
   },
 };
 
@@ -72,4 +86,4 @@ const resend: Command = {
   async run({ args, client }) { return { data: await client.call('POST', `${base(args.MERCHANT_ID)}/events/${seg(args.EVENT_ID)}/resend`) }; },
 };
 
-export const webhookCommands: Command[] = [set, list, rotate, test, events, deliveries, resend];
+export const webhookCommands: Command[] = [set, list, remove, rotate, test, events, deliveries, resend];

@@ -8,6 +8,7 @@ import {
 } from '../../api/channels.js';
 import { compile } from '../../api/validate.js';
 import { checkTargetUrl, isPublicHttpsUrl } from '../../domain/address.js';
+import { currencyRefusal } from '../../domain/money.js';
 import {
   hardDeleteReasons, slugProblem, transitionChannel, type Branding, type Channel, type ChannelCommand, type ChannelStatus,
 } from '../../domain/channel.js';
@@ -43,7 +44,7 @@ function fieldProblem(s: Services, p: Principal, b: { slug?: string; branding?: 
     if (!check.ok) return fail('webhook_url_invalid', 'webhook_url', `${check.rule}: ${check.detail}`);
   }
   const i = (b.currencies ?? []).findIndex((c) => !p.merchant.currencies.includes(c.toUpperCase()));
-  if (i >= 0) return fail('currency_not_enabled', `currencies.${i}`, b.currencies![i]);
+  if (i >= 0) return fail('currency_not_enabled', `currencies.${i}`, currencyRefusal(b.currencies![i].toUpperCase(), p.merchant.currencies));
   return null;
 }
 

@@ -41,7 +41,7 @@ export async function plan(s: Services, who: Principal, b: Body) {
     amount: b.amount, currency: b.currency, order_id: b.order_id, description: b.description,
     customer: b.customer, metadata: b.metadata, locale: b.language,
   }, who.merchant, 'gateway');
-  if (!rules.ok) return fail(rules.code, rules.param);
+  if (!rules.ok) return fail(rules.code, rules.param, rules.detail);
   const urls = sessionUrls(b);
   if (!urls.ok) return fail('return_url_invalid', urls.param, 'a public https URL');
   if (b.webhook_url !== undefined) {

@@ -5,6 +5,7 @@
 import { CREATE_PAYOUT_FIELD_CODES, CreatePayoutRequest, payoutView } from '../../api/payouts.js';
 import { compile, dropNulls } from '../../api/validate.js';
 import { prefixedId } from '../../domain/ids.js';
+import { currencyRefusal } from '../../domain/money.js';
 import { checkDestination, PAYOUT_ID_RE, PAYOUT_STATUSES, type Payout, type PayoutStatus } from '../../domain/payout.js';
 import { fail, type ApiFailure } from '../../errors.js';
 import { balanceOf, findPayout, findPayoutByKey, listPayouts } from '../../store/payouts-repo.js';
@@ -47,7 +48,7 @@ async function create(ctx: Ctx, s: Services, raw: unknown) {
   // Rules on state that can change (the merchant's currencies, the SBP list) refuse only a key that
   // holds no payout: a used key is answered by its payout (the actor replays it), never refused.
   let refusal: ApiFailure | null = null;
-  if (!p.merchant.currencies.includes(currency)) refusal = fail('currency_not_enabled', 'currency', currency);
+  if (!p.merchant.currencies.includes(currency)) refusal = fail('currency_not_enabled', 'currency', currencyRefusal(currency, p.merchant.currencies));
   else if (dest.masked.type === 'sbp' && dest.masked.member_id !== null && !(await isActiveSbpMember(s.db, dest.masked.member_id))) {
     refusal = fail('sbp_member_invalid', 'destination.member_id', 'not an active bank of the SBP list');
   }

@@ -8,7 +8,7 @@ import { eventTypesOf } from '../../domain/webhook-events.js';
 import { fail } from '../../errors.js';
 import { getMerchant } from '../../store/merchants-repo.js';
 import {
-  eventExists, findSettings, insertEventWithDelivery, listDeliveries, listEvents, listSettings, resendEvent, rotateSecret, upsertSettings,
+  deleteSettings, eventExists, findSettings, insertEventWithDelivery, listDeliveries, listEvents, listSettings, resendEvent, rotateSecret, upsertSettings,
   type WebhookSettings,
 } from '../../store/webhooks-repo.js';
 import type { Ctx } from '../context.js';
@@ -56,6 +56,13 @@ async function putSettings(ctx: Ctx, s: Services, raw: unknown) {
 async function getSettings(ctx: Ctx, s: Services) {
   if (!(await merchantOr404(ctx, s))) return;
   sendJson(ctx, 200, { object: 'list', data: (await listSettings(s.db, ctx.params[0])).map(settingsView), request_id: ctx.requestId });
+}
+
+/** Removes one endpoint by its id (what `listen` does on exit to an endpoint it created). */
+async function removeSettings(ctx: Ctx, s: Services) {
+  if (!(await merchantOr404(ctx, s))) return;
+  if (!(await deleteSettings(s.db, ctx.params[0], ctx.params[1]))) return sendFailure(ctx, fail('webhook_settings_not_found', 'id'));
+  sendJson(ctx, 200, { id: ctx.params[1], object: 'webhook_settings', deleted: true, request_id: ctx.requestId });
 }
 
 async function scoped(ctx: Ctx, s: Services, raw: unknown) {
@@ -111,6 +118,7 @@ const base = '/internal/merchants/:id';
 export const internalWebhookRoutes: Route[] = [
   { method: 'PUT', path: `${base}/webhook-settings`, api: 'internal', auth: 'admin', body: true, handler: putSettings },
   { method: 'GET', path: `${base}/webhook-settings`, api: 'internal', auth: 'admin', handler: getSettings },
+  { method: 'DELETE', path: `${base}/webhook-settings/:sid`, api: 'internal', auth: 'admin', handler: removeSettings },
   { method: 'POST', path: `${base}/webhook-settings/rotate-secret`, api: 'internal', auth: 'admin', body: true, handler: rotate },
   { method: 'POST', path: `${base}/webhook-settings/test`, api: 'internal', auth: 'admin', body: true, handler: testPing },
   { method: 'GET', path: `${base}/events`, api: 'internal', auth: 'admin', handler: events },

@@ -20,7 +20,7 @@ async function createLink(ctx: Ctx, s: Services, raw: unknown): Promise<void> {
   const checked = validateCreate(body);
   if (!checked.ok) return sendFailure(ctx, checked.failure);
   const rules = applyLinkRules(checked.value as LinkInput, who.merchant, Date.now());
-  if (!rules.ok) return sendFailure(ctx, fail(rules.code, rules.param));
+  if (!rules.ok) return sendFailure(ctx, fail(rules.code, rules.param, rules.detail));
 
   const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'link', '/api/v2/links', body);
   if ('code' in idem) return sendFailure(ctx, idem);
