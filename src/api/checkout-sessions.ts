@@ -82,6 +82,7 @@ export const CheckoutSession = Type.Object({
 
 export const WidgetSessionResponse = Type.Object({
   session_id: Type.String(), checkout_url: Type.String({ format: 'uri' }), expires_at: Timestamp,
+  livemode: Type.Boolean({ description: 'The key\'s mode (spec: "Resources carry a boolean livemode")' }),
 }, { $id: 'WidgetSessionResponse' });
 
 export const checkoutUrlOf = (p: Payment, publicBaseUrl: string): string => `${publicBaseUrl}/pay/${p.id}`;

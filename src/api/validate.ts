@@ -6,6 +6,10 @@ import { ValueErrorType } from '@sinclair/typebox/errors';
 import { fail, type ApiFailure, type ErrorCode } from '../errors.js';
 import { findBadInput } from './json-input.js';
 import './formats.js';
+import { schemaRule } from './schema-rule.js';
+
+/** Codes shared by several fields: their failures add the field's own rule (schema-rule.ts) as the detail. */
+const SHARED_CODES: ReadonlySet<ErrorCode> = new Set(['parameter_invalid', 'settings_invalid', 'customer_invalid']);
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; failure: ApiFailure };
 
@@ -46,7 +50,9 @@ export function compile<S extends TSchema>(schema: S, fieldCodes: Record<string,
     }
     if (first.type === ValueErrorType.ObjectRequiredProperty) return { ok: false, failure: fail('parameter_missing', param) };
     if (first.type === ValueErrorType.Object && param === '') return { ok: false, failure: fail('body_invalid') };
-    return { ok: false, failure: fail(fieldCodes[top] ?? 'parameter_invalid', param) };
+    const code = fieldCodes[top] ?? 'parameter_invalid';
+    const rule = SHARED_CODES.has(code) ? schemaRule(first.schema) : null;
+    return { ok: false, failure: fail(code, param, rule ? `must be ${rule}` : undefined) };
   };
 }
 
