@@ -5,6 +5,7 @@
 // routes were registered in, so every /v2/payments/checkout/... path is the checkout session's.
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
+import uWS from 'uWebSockets.js';
 import { allRoutes } from '../../src/http/routes/index.js';
 
 const s = await startTestServer(t);
@@ -35,4 +36,15 @@ t.test('/v2/payments/checkout/{x} is always the checkout session\'s: POST …/ch
   t.equal(byId.body.error.code, 'PAYMENT_NOT_CANCELLABLE', 'POST /v2/payments/{payment_id}/cancel reaches the payment route');
   const listed = await s.request('GET', '/v2/payments?order_id=checkout', { key: sk });
   t.same(listed.body.data.map((p: { id: string }) => p.id), [cs.body.id], 'found by the list filter order_id=checkout');
+});
+
+t.test('the precedence is the router\'s, not the registration order: a bare uWS app with the parameter route registered first', async (t) => {
+  const app = uWS.App();
+  app.any('/v2/payments/:id/capture', (res) => { res.end('payment'); });
+  app.any('/v2/payments/checkout/:id', (res) => { res.end('session'); });
+  let listen: uWS.us_listen_socket | false = false;
+  const port = await new Promise<number>((resolve, reject) => app.listen('127.0.0.1', 0, (sock) => { listen = sock; return sock ? resolve(uWS.us_socket_local_port(sock)) : reject(new Error('listen')); }));
+  t.teardown(() => { if (listen) uWS.us_listen_socket_close(listen); });
+  t.equal(await (await fetch(`http://127.0.0.1:${port}/v2/payments/checkout/capture`, { method: 'POST' })).text(), 'session');
+  t.equal(await (await fetch(`http://127.0.0.1:${port}/v2/payments/cs_1/capture`, { method: 'POST' })).text(), 'payment');
 });
