@@ -74,8 +74,10 @@ async function write(ctx: ActorContext, cur: PaymentWithCheckout, step: { checko
     if (!moved.ok) return failed(fail('checkout_closed'));
     next = moved.state;
     events = moved.events;
-  } else if (payment.session && step.checkout.awaiting !== null && step.checkout.awaiting !== 'poll') {
-    // A gateway session now waits for the customer (3-D Secure challenge, QR scan, wallet page).
+  } else if (payment.session && step.checkout.awaiting === 'three_ds') {
+    // Spec: payment.requires_action "fires when a 3DS challenge URL is available" (the event carries
+    // it as next_action). An SBP QR or a wallet page sends no event: the payer acts in their bank or
+    // wallet app, and the outcome event follows (docs/webhooks.md).
     events = ['payment.requires_action'];
   }
   if (settle) next = { ...next, pendingAttempt: null };

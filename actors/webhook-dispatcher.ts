@@ -59,7 +59,7 @@ export function render(d: ClaimedDelivery, secrets: string[], now: number, publi
   const row = d.event.data as unknown as PaymentRow & { checkout?: Partial<CheckoutState> | null; refund_id?: string; refund_amount?: number };
   // payment.refunded's row also names the refund it is about (refunds-repo.ts): shown as refund_id and refund_amount.
   const refund = typeof row.refund_id === 'string' ? { refund_id: row.refund_id, refund_amount: Number(row.refund_amount) } : {};
-  const data = row.session && row.merchant_id ? { ...gatewaySessionData(rowToPayment(row), row.checkout ?? null, channelCode), ...refund } : d.event.data;
+  const data = row.session && row.merchant_id ? { ...gatewaySessionData(rowToPayment(row), row.checkout ?? null, channelCode, ev.type), ...refund } : d.event.data;
   const body = gatewayEventBody(ev, data);
   return { body, headers: { ...common, 'X-Svc-Delivery': d.id, 'X-Svc-Timestamp': String(t), 'X-Svc-Signature': gatewaySignatureHeader(secrets, t, body) } };
 }

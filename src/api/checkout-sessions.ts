@@ -10,6 +10,8 @@ import { Currency, Locale, Metadata, Timestamp } from './common.js';
 
 const MethodCode = Type.Union(METHOD_CODES.map((m) => Type.Literal(m)));
 const Url = Type.String({ minLength: 1, maxLength: 2048, format: 'uri' });
+/** success_url / cancel_url: where the payer is sent back (src/domain/checkout-session.ts sessionUrls). */
+const ReturnUrl = Type.String({ minLength: 1, maxLength: 2048, format: 'uri', description: 'Live mode: a public https URL. Test mode: http or https, on a public host or on localhost (127.0.0.1, ::1)' });
 
 export const GatewayCustomer = Type.Object({
   email: Type.Optional(Type.String({ maxLength: 254, format: 'email' })),
@@ -33,14 +35,14 @@ export const CheckoutSettings = Type.Object({
   payment_methods: Type.Optional(Type.Array(MethodCode, { minItems: 1, maxItems: METHOD_CODES.length, uniqueItems: true, description: 'Whitelist; a subset of the effective catalog' })),
   button_text: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   auto_return: Type.Optional(Type.Integer({ minimum: 0, maximum: 300, description: 'Seconds on the success screen before returning to success_url; 0 stays' })),
-  success_url: Type.Optional(Url),
-  cancel_url: Type.Optional(Url),
+  success_url: Type.Optional(ReturnUrl),
+  cancel_url: Type.Optional(ReturnUrl),
 }, { additionalProperties: false, description: 'Presentation overrides; the legacy success_url/cancel_url lose to the top-level ones' });
 
 export const CreateCheckoutRequest = Type.Object({
   ...common,
-  success_url: Type.Optional(Url),
-  cancel_url: Type.Optional(Url),
+  success_url: Type.Optional(ReturnUrl),
+  cancel_url: Type.Optional(ReturnUrl),
   settings: Type.Optional(CheckoutSettings),
   webhook_url: Type.Optional(Url),
   test_mode: Type.Optional(Type.Boolean({ description: 'Must match the key when given' })),
@@ -82,6 +84,7 @@ export const CheckoutSession = Type.Object({
 
 export const WidgetSessionResponse = Type.Object({
   session_id: Type.String(), checkout_url: Type.String({ format: 'uri' }), expires_at: Timestamp,
+  livemode: Type.Boolean({ description: 'The key\'s mode (spec: "Resources carry a boolean livemode")' }),
 }, { $id: 'WidgetSessionResponse' });
 
 export const checkoutUrlOf = (p: Payment, publicBaseUrl: string): string => `${publicBaseUrl}/pay/${p.id}`;

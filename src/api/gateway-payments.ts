@@ -36,6 +36,7 @@ export const GatewayPayment = Type.Object({
   connector_transaction_id: Type.Union([Type.String(), Type.Null()], { description: 'The bank reference of the payment (a GET by it finds the payment)' }),
   refunded_amount: Type.Integer(),
   refund_count: Type.Integer(),
+  livemode: Type.Boolean(),
   next_action: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Only in requires_action: what the customer must do (three_ds_challenge: acs_url, creq)' })),
 }, { $id: 'GatewayPayment', additionalProperties: false });
 
@@ -93,6 +94,7 @@ export const GATEWAY_REFUND_FIELD_CODES: Record<string, ErrorCode> = { amount: '
 export const GatewayRefundResponse = Type.Object({
   id: Str, payment_id: Str, status: Type.Union([Type.Literal('refunded'), Type.Literal('partially_refunded')]),
   amount_refunded: Type.Integer({ description: 'This refund' }), total_refunded: Type.Integer(), remaining: Type.Integer(), reason: NullStr,
+  livemode: Type.Boolean(),
 }, { $id: 'GatewayRefundResponse' });
 
 export function toGatewayPayment(p: Payment, c: CheckoutState, extra: { refundCount: number; connectorTransactionId: string | null }): GatewayPaymentView {
@@ -102,7 +104,7 @@ export function toGatewayPayment(p: Payment, c: CheckoutState, extra: { refundCo
     card_last4: p.card?.last4 ?? null, card_brand: p.card?.brand ?? null, customer_email: p.customer.email ?? null,
     error_code: p.failure?.code ?? null, error_message: p.failure?.message ?? null, metadata: p.metadata,
     created_at: new Date(p.createdAt).toISOString(), updated_at: new Date(p.updatedAt).toISOString(),
-    connector_transaction_id: extra.connectorTransactionId, refunded_amount: p.amountRefunded, refund_count: extra.refundCount,
+    connector_transaction_id: extra.connectorTransactionId, refunded_amount: p.amountRefunded, refund_count: extra.refundCount, livemode: p.livemode,
     ...(c.awaiting !== null && c.awaiting !== 'poll' && p.status === 'pending' ? { next_action: (nextActionView(c.nextAction) ?? {}) as Record<string, unknown> } : {}),
   };
 }
@@ -110,6 +112,6 @@ export function toGatewayPayment(p: Payment, c: CheckoutState, extra: { refundCo
 export function toGatewayRefund(r: Refund, p: Payment) {
   return {
     id: r.id, payment_id: p.id, status: p.amountRefunded >= p.amount ? 'refunded' as const : 'partially_refunded' as const,
-    amount_refunded: r.amount, total_refunded: p.amountRefunded, remaining: remainingOf(p), reason: r.reason,
+    amount_refunded: r.amount, total_refunded: p.amountRefunded, remaining: remainingOf(p), reason: r.reason, livemode: p.livemode,
   };
 }

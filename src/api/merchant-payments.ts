@@ -23,7 +23,7 @@ export const CreatePaymentRequest = Type.Object({
   order_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   description: Type.Optional(Str(200)),
   method: Type.Optional(Type.Union([Type.Literal('card'), Type.Literal('sbp')])),
-  return_url: Type.Optional(Str(2048, { format: 'uri' })),
+  return_url: Type.Optional(Str(2048, { format: 'uri', description: 'A public https URL; in test mode on the embedded development server a loopback URL (http://localhost…) too' })),
   customer: Type.Optional(CustomerInput),
   metadata: Type.Optional(MerchantMetadata),
   locale: Type.Optional(Locale),

@@ -28,13 +28,17 @@ export function gatewayPaymentPaths(publicBaseUrl: string): Record<string, unkno
       servers,
       get: {
         operationId: 'listGatewayPayments', summary: 'List payments (sessions paid on the hosted page included), newest first',
-        description: 'Secret key, or restricted key with payments:read; a channel-scoped key sees its channel\'s payments only.', security,
+        description: 'Secret key, or restricted key with payments:read; a channel-scoped key sees its channel\'s payments only. payment_id, order_id, checkout_session_id and reference look payments up by the names GET /v2/payments/{id} takes; every filter given narrows the page (they combine). Any other parameter: 400 VALIDATION_ERROR (reason PARAMETER_UNKNOWN).', security,
         parameters: [
           q('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'Page size'),
           q('offset', { type: 'integer', minimum: 0, default: 0 }, 'Payments to skip'),
           q('status', { type: 'string', enum: (GatewayPayment.properties.status.anyOf as { const: string }[]).map((x) => x.const) }, 'Only this status'),
           q('from', { type: 'string' }, 'Created at or after (RFC 3339 date-time, or YYYY-MM-DD[ HH:MM] UTC)'),
           q('to', { type: 'string' }, 'Created before (a date or minute is included whole)'),
+          q('payment_id', { type: 'string', minLength: 1, maxLength: 128 }, 'Only the payment with this payment_id (= its cs_ checkout session id)'),
+          q('order_id', { type: 'string', minLength: 1, maxLength: 128 }, 'Only payments with this order_id (all of them, newest first)'),
+          q('checkout_session_id', { type: 'string', minLength: 1, maxLength: 128 }, 'Only the payment of this checkout session (cs_…)'),
+          q('reference', { type: 'string', minLength: 1, maxLength: 128 }, 'Only the payment with this upstream reference (its connector_transaction_id, or any bank attempt id of it)'),
         ],
         responses: { 200: { description: 'A page', content: json(ref('GatewayPaymentList')) }, ...errs(400, 401, 403, 429) },
       },
@@ -78,7 +82,7 @@ export function gatewayPaymentPaths(publicBaseUrl: string): Record<string, unkno
       servers,
       post: {
         operationId: 'refundGatewayPayment', summary: 'Refund a payment (all of the remaining balance when amount is omitted)',
-        description: 'Secret key, or restricted key with refunds:write. Above the remaining balance: 400 VALIDATION_ERROR whose error states `remaining`. Nothing left or not paid: 409 PAYMENT_NOT_PAYABLE.',
+        description: 'Secret key, or restricted key with refunds:write. Above the remaining balance: 400 VALIDATION_ERROR whose error states `remaining`. Nothing left or not paid: 400 VALIDATION_ERROR (reason PAYMENT_NOT_REFUNDABLE) whose message names the payment\'s status, with `payment_status` and `remaining` in the error.',
         security, parameters: [idParam],
         requestBody: { required: false, content: json(ref('GatewayRefundRequest')) },
         responses: { 200: { description: 'The refund', content: json(ref('GatewayRefundResponse')) }, ...errs(400, 401, 403, 404, 409, 429) },

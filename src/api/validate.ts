@@ -6,6 +6,10 @@ import { ValueErrorType } from '@sinclair/typebox/errors';
 import { fail, type ApiFailure, type ErrorCode } from '../errors.js';
 import { findBadInput } from './json-input.js';
 import './formats.js';
+import { schemaRule } from './schema-rule.js';
+
+/** Codes shared by several fields: their failures add the field's own rule (schema-rule.ts) as the detail. */
+const SHARED_CODES: ReadonlySet<ErrorCode> = new Set(['parameter_invalid', 'settings_invalid', 'customer_invalid']);
 
 export type Validated<T> = { ok: true; value: T } | { ok: false; failure: ApiFailure };
 
@@ -52,7 +56,9 @@ export function compile<S extends TSchema>(schema: S, fieldCodes: Record<string,
       const n = typeof first.value === 'object' && first.value !== null ? Object.keys(first.value).length : 0;
       return { ok: false, failure: fail(fieldCodes[top] ?? 'parameter_invalid', param, `${n} keys, more than ${max}`) };
     }
-    return { ok: false, failure: fail(fieldCodes[top] ?? 'parameter_invalid', param) };
+    const code = fieldCodes[top] ?? 'parameter_invalid';
+    const rule = SHARED_CODES.has(code) ? schemaRule(first.schema) : null;
+    return { ok: false, failure: fail(code, param, rule ? `must be ${rule}` : undefined) };
   };
 }
 

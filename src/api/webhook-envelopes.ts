@@ -36,15 +36,19 @@ const REFUND_STATUSES: ReadonlySet<string> = new Set(['refunded', 'partially_ref
 /**
  * The gateway's flat `data` of a checkout session's payment.* event: the status in the session's
  * terms, except after a refund (payment.refunded), where it is the spec's refund status (refunded or
- * partially_refunded) with `refunded_amount` beside it.
+ * partially_refunded) with `refunded_amount` beside it. payment.requires_action (3-D Secure only)
+ * carries the challenge as `next_action` (three_ds_challenge: acs_url, creq), from the row the event
+ * recorded, so a delivery made after the challenge was answered still shows it.
  */
-export function gatewaySessionData(p: Payment, checkout: Partial<CheckoutState> | null, channelCode: string | null): GatewayPaymentData & Record<string, unknown> {
+export function gatewaySessionData(p: Payment, checkout: Partial<CheckoutState> | null, channelCode: string | null, eventType?: string): GatewayPaymentData & Record<string, unknown> {
   const refunded = REFUND_STATUSES.has(p.status);
+  const challenge = eventType === 'payment.requires_action' ? checkout?.nextAction ?? null : null;
   return {
     payment_id: p.id, checkout_session_id: p.id, amount: p.amount, currency: p.currency,
     status: refunded ? p.status : sessionStatus(p.status, { ...OPEN, ...(checkout ?? {}) }),
     ...(refunded ? { refunded_amount: p.amountRefunded } : {}),
     channel_id: p.channelId, channel_code: channelCode, order_id: p.orderId, metadata: p.metadata,
     ...(p.failure ? { error_code: p.failure.code.toUpperCase(), error_message: p.failure.message } : {}),
+    ...(challenge ? { next_action: challenge } : {}),
   };
 }

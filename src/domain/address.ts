@@ -254,3 +254,20 @@ export function checkTargetUrl(raw: string, opts: { requireHttps: boolean; allow
 
 export const isPublicHttpsUrl = (raw: string): boolean =>
   checkTargetUrl(raw, { requireHttps: true, allowPrivate: false }).ok;
+
+/** An http(s) URL on this machine (localhost, 127.0.0.0/8, ::1): a developer's own shop in test mode. */
+export function isLoopbackUrl(raw: string): boolean {
+  const c = checkTargetUrl(raw, { requireHttps: false, allowPrivate: 'loopback' });
+  if (!c.ok) return false;
+  const name = c.host.replace(/\.+$/, '');
+  return LOCALHOST_NAME.test(name) || classifyIp(name) === 'loopback';
+}
+
+/**
+ * Where a payer may be sent back to (return_url, success_url, cancel_url): a public https URL; in
+ * test mode, when `testHttp` allows it, also http, and loopback hosts (a developer's localhost shop).
+ */
+export function isReturnUrlAllowed(raw: string, testHttp: boolean): boolean {
+  if (isPublicHttpsUrl(raw)) return true;
+  return testHttp && checkTargetUrl(raw, { requireHttps: false, allowPrivate: 'loopback' }).ok;
+}

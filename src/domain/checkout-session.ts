@@ -1,6 +1,6 @@
 // A gateway checkout session (`cs_…`): a payment row of source `gateway` with the presentation and
 // notification options of CreateCheckoutRequest. Pure rules of the create request live here.
-import { isPublicHttpsUrl } from './address.js';
+import { isReturnUrlAllowed } from './address.js';
 import type { MethodCode } from './methods.js';
 
 export interface GatewaySession {
@@ -25,14 +25,18 @@ export const DEFAULT_AUTO_RETURN_SECONDS = 5;
 
 export interface SessionUrls { success_url?: string; cancel_url?: string; settings?: { success_url?: string; cancel_url?: string } }
 
-/** The top-level URL wins over the legacy settings one; the field named in a refusal is the one given. */
-export function sessionUrls(b: SessionUrls): { ok: true; successUrl: string | null; cancelUrl: string | null } | { ok: false; param: string } {
+/**
+ * The top-level URL wins over the legacy settings one; the field named in a refusal is the one given.
+ * Spec: "string uri". Live mode takes public https URLs; test mode (`livemode` false) also http and
+ * loopback hosts, so that a developer's shop on localhost gets its customer back.
+ */
+export function sessionUrls(b: SessionUrls, livemode: boolean): { ok: true; successUrl: string | null; cancelUrl: string | null } | { ok: false; param: string } {
   const pick = (name: 'success_url' | 'cancel_url'): [string | null, string] =>
     b[name] !== undefined ? [b[name]!, name] : b.settings?.[name] !== undefined ? [b.settings[name]!, `settings.${name}`] : [null, name];
   const [successUrl, sp] = pick('success_url');
   const [cancelUrl, cp] = pick('cancel_url');
-  if (successUrl !== null && !isPublicHttpsUrl(successUrl)) return { ok: false, param: sp };
-  if (cancelUrl !== null && !isPublicHttpsUrl(cancelUrl)) return { ok: false, param: cp };
+  if (successUrl !== null && !isReturnUrlAllowed(successUrl, !livemode)) return { ok: false, param: sp };
+  if (cancelUrl !== null && !isReturnUrlAllowed(cancelUrl, !livemode)) return { ok: false, param: cp };
   return { ok: true, successUrl, cancelUrl };
 }
 

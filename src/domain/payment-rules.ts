@@ -1,5 +1,5 @@
 // Business rules of a payment request that a schema cannot express. Pure.
-import { isPublicHttpsUrl } from './address.js';
+import { isLoopbackUrl, isPublicHttpsUrl } from './address.js';
 import { currencyRefusal } from './money.js';
 import type { Customer, Locale, NewPayment, PaymentMethod, PaymentSource } from './payment.js';
 
@@ -29,11 +29,18 @@ export function metadataOverLimit(metadata: Record<string, string>): string | nu
 export type PaymentRuleCode = 'currency_not_enabled' | 'method_not_available' | 'return_url_invalid' | 'metadata_invalid';
 export type RuleResult = { ok: true; value: NewPayment } | { ok: false; code: PaymentRuleCode; param: string; detail?: string };
 
-export function applyPaymentRules(input: PaymentInput, m: MerchantRules, source: PaymentSource): RuleResult {
+/**
+ * `loopbackReturnUrl`: a return_url on this machine (localhost, 127.0.0.1, ::1; http or https) is
+ * accepted too: test mode on the embedded default, as for webhooks (WEBHOOK_LOOPBACK_TEST).
+ */
+export function applyPaymentRules(input: PaymentInput, m: MerchantRules, source: PaymentSource, opts: { loopbackReturnUrl?: boolean } = {}): RuleResult {
   const currency = (input.currency ?? m.defaultCurrency).toUpperCase();
   if (!m.currencies.includes(currency)) return { ok: false, code: 'currency_not_enabled', param: 'currency', detail: currencyRefusal(currency, m.currencies) };
-  if (input.method === 'sbp' && currency !== 'RUB') return { ok: false, code: 'method_not_available', param: 'method' };
-  if (input.return_url !== undefined && !isPublicHttpsUrl(input.return_url)) return { ok: false, code: 'return_url_invalid', param: 'return_url' };
+  if (input.method === 'sbp' && currency !== 'RUB') return { ok: false, code: 'method_not_available', param: 'method', detail: 'sbp works only with RUB' };
+  if (input.return_url !== undefined && !isPublicHttpsUrl(input.return_url) && !(opts.loopbackReturnUrl && isLoopbackUrl(input.return_url))) {
+    const detail = opts.loopbackReturnUrl ? 'in test mode on this development server, http://localhost is accepted too' : undefined;
+    return { ok: false, code: 'return_url_invalid', param: 'return_url', ...(detail ? { detail } : {}) };
+  }
   const metadata = input.metadata ?? {};
   const over = metadataOverLimit(metadata);
   if (over) return { ok: false, code: 'metadata_invalid', param: 'metadata', detail: over };

@@ -93,6 +93,18 @@ async function publicGate(ctx: Ctx, s: Services, client: string): Promise<ApiFai
   return { ...fail('rate_limited', null, denied === byAddr ? 'per client address' : 'per payment'), retryAfterSeconds: denied.retryAfter };
 }
 
+/**
+ * An Idempotency-Key with a byte outside printable ASCII (uWS hands header bytes over as Latin-1) is
+ * refused on every route of both APIs, also where the route takes no key: a client that sent one
+ * believes it is protected (docs/operations.md, framing table).
+ */
+const KEY_BYTES = /^[\x21-\x7e]*$/;
+function headerProblem(ctx: Ctx): ApiFailure | null {
+  const key = ctx.headers['idempotency-key'];
+  if (key !== undefined && !KEY_BYTES.test(key)) return fail('idempotency_key_invalid', 'Idempotency-Key', 'a byte outside printable ASCII was sent');
+  return null;
+}
+
 /** Path parameters and query values must be storable text: no NUL, no lone surrogate. */
 function urlProblem(ctx: Ctx): ApiFailure | null {
   for (const p of ctx.params) if (!isCleanString(p)) return fail('url_invalid', 'path');
@@ -123,7 +135,7 @@ async function run(ctx: Ctx, route: Route, s: Services, client: string | null): 
   } else if (client !== null) {
     refusal = await publicGate(ctx, s, client);
   }
-  refusal ??= urlProblem(ctx);
+  refusal ??= headerProblem(ctx) ?? urlProblem(ctx);
   if (refusal) {
     // Answered without the body: drain it first, so that a client still sending reads the answer.
     if (ctx.bodyRead) { ctx.discardBody?.(); await ctx.bodyRead; }

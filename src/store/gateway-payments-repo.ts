@@ -31,7 +31,10 @@ export async function findGatewayPayment(db: pg.Pool, scope: GatewayScope, key: 
   return res.rows[0] ? toRead(res.rows[0]) : null;
 }
 
-export interface GatewayListQuery extends GatewayScope { statuses: StoredStatus[] | null; from?: number; to?: number; limit: number; offset: number }
+/** The list's lookups by name (spec rule 1): each one given narrows the list; a payment's id is its checkout session id. */
+export interface GatewayNameFilters { payment_id?: string; order_id?: string; checkout_session_id?: string; reference?: string }
+
+export interface GatewayListQuery extends GatewayScope, GatewayNameFilters { statuses: StoredStatus[] | null; from?: number; to?: number; limit: number; offset: number }
 
 /** Newest first, with the total of the filter (the payouts list's page shape). */
 export async function listGatewayPayments(db: pg.Pool, q: GatewayListQuery): Promise<{ payments: GatewayPaymentRead[]; total: number }> {
@@ -39,6 +42,12 @@ export async function listGatewayPayments(db: pg.Pool, q: GatewayListQuery): Pro
   const values: unknown[] = [q.merchantId, q.livemode];
   const add = (sql: string, v: unknown) => { values.push(v); where.push(sql.replace('?', `$${values.length}`)); };
   if (q.channelId) add('p.channel_id = ?', q.channelId);
+  // Each by an index scoped to the merchant: the primary key (then the merchant and mode above),
+  // payments_order (merchant_id, livemode, order_id, created_at), and the attempt's primary key.
+  if (q.payment_id !== undefined) add('p.id = ?', q.payment_id);
+  if (q.checkout_session_id !== undefined) add('p.id = ?', q.checkout_session_id);
+  if (q.order_id !== undefined) add('p.order_id = ?', q.order_id);
+  if (q.reference !== undefined) add('p.id = (SELECT a.aggregate_id FROM connector_attempts a WHERE a.id = ?)', q.reference);
   if (q.statuses) {
     const wait = { none: ` AND p.checkout->>'awaiting' IS NULL`, action: ` AND p.checkout->>'awaiting' <> 'poll'`, poll: ` AND p.checkout->>'awaiting' = 'poll'`, any: '' };
     const any = q.statuses.map((f) => { values.push(f.status); return `(p.status = $${values.length}${wait[f.wait]})`; });

@@ -71,9 +71,10 @@ t.test('bad values: 400 VALIDATION_ERROR naming the field', async (t) => {
     ['metadata object', { ...ok, metadata: { n: { a: 'b' } } }, 'metadata.n'],
     ['metadata array', { ...ok, metadata: ['a'] }, 'metadata'],
     ['success_url not a URL', { ...ok, success_url: 'nope' }, 'success_url'],
-    ['success_url http', { ...ok, success_url: 'http://shop.example/ok' }, 'success_url'],
-    ['cancel_url private', { ...ok, cancel_url: 'https://127.0.0.1/no' }, 'cancel_url'],
-    ['legacy settings.success_url http', { ...ok, settings: { success_url: 'http://shop.example/ok' } }, 'settings.success_url'],
+    // A test key takes http and loopback hosts too (issue 23; live mode: gateway-spec-letter.test.ts), never a private address.
+    ['success_url http, private host', { ...ok, success_url: 'http://10.0.0.2/ok' }, 'success_url'],
+    ['cancel_url private', { ...ok, cancel_url: 'https://10.1.2.3/no' }, 'cancel_url'],
+    ['legacy settings.success_url http, private host', { ...ok, settings: { success_url: 'http://192.168.1.2/ok' } }, 'settings.success_url'],
     ['legacy settings.cancel_url bad', { ...ok, settings: { cancel_url: 'javascript:alert(1)' } }, 'settings.cancel_url'],
     ['settings.payment_methods unknown', { ...ok, settings: { payment_methods: ['cash'] } }, 'settings.payment_methods.0'],
     ['settings.payment_methods not offered', { ...ok, currency: 'USD', settings: { payment_methods: ['card', 'sbp'] } }, 'settings.payment_methods.1'],

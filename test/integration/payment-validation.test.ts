@@ -6,7 +6,8 @@ import { startTestServer } from '../helpers/server.js';
 const s = await startTestServer(t);
 const m = await s.merchant({ currencies: ['AZN', 'RUB', 'USD'] });
 
-const BAD: [string, Record<string, unknown>, number, string, string | null][] = [
+// The sixth element: sent with the live key (a test key on the embedded default also takes a loopback return_url).
+const BAD: [string, Record<string, unknown>, number, string, string | null, 'live'?][] = [
   ['decimal amount', { amount: 49.5 }, 422, 'amount_invalid', 'amount'],
   ['string amount', { amount: '4900' }, 422, 'amount_invalid', 'amount'],
   ['zero amount', { amount: 0 }, 422, 'amount_invalid', 'amount'],
@@ -27,7 +28,7 @@ const BAD: [string, Record<string, unknown>, number, string, string | null][] = 
   ['sbp without RUB', { amount: 100, currency: 'AZN', method: 'sbp' }, 422, 'method_not_available', 'method'],
   ['http return_url', { amount: 100, return_url: 'http://shop.example/back' }, 422, 'return_url_invalid', 'return_url'],
   ['private return_url', { amount: 100, return_url: 'https://10.0.0.5/back' }, 422, 'return_url_invalid', 'return_url'],
-  ['localhost return_url', { amount: 100, return_url: 'https://localhost/back' }, 422, 'return_url_invalid', 'return_url'],
+  ['localhost return_url, live key', { amount: 100, return_url: 'https://localhost/back' }, 422, 'return_url_invalid', 'return_url', 'live'],
   ['not a URL', { amount: 100, return_url: 'not a url' }, 422, 'return_url_invalid', 'return_url'],
   ['country 3 letters', { amount: 100, customer: { country: 'AZE' } }, 422, 'customer_invalid', 'customer.country'],
   ['bad email', { amount: 100, customer: { email: 'nope' } }, 422, 'customer_invalid', 'customer.email'],
@@ -36,9 +37,9 @@ const BAD: [string, Record<string, unknown>, number, string, string | null][] = 
   ['unknown top-level field', { amount: 100, amout: 5 }, 422, 'parameter_unknown', 'amout'],
 ];
 
-for (const [name, body, status, code, param] of BAD) {
+for (const [name, body, status, code, param, mode] of BAD) {
   t.test(name, async (t) => {
-    const r = await s.request('POST', '/api/v2/payments', { key: m.key, body });
+    const r = await s.request('POST', '/api/v2/payments', { key: mode === 'live' ? m.liveKey : m.key, body });
     t.equal(r.status, status, r.text);
     t.equal(r.body.error.code, code);
     t.equal(r.body.error.param, param);

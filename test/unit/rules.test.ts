@@ -65,4 +65,13 @@ t.test('payment rules beyond the schema', async (t) => {
   t.match(applyPaymentRules({ amount: 1, return_url: 'https://192.168.1.1/x' }, m, 'api'), { ok: false, code: 'return_url_invalid' });
   t.match(applyPaymentRules({ amount: 1, return_url: 'https://shop.example/ok' }, m, 'api'), { ok: true });
   t.match(applyPaymentRules({ amount: 1 }, m, 'api'), { ok: true, value: { currency: 'AZN', method: null } });
+  t.match(applyPaymentRules({ amount: 1, method: 'sbp' }, m, 'api'), { detail: 'sbp works only with RUB' }, 'the detail is about the method sent');
+  // Merchant API return_url: a loopback URL only with loopbackReturnUrl (test mode on the embedded default), never a private or public http one.
+  for (const url of ['http://localhost:3000/back', 'http://127.0.0.1/b', 'https://localhost/b', 'http://[::1]:8080/b']) {
+    t.match(applyPaymentRules({ amount: 1, return_url: url }, m, 'api'), { ok: false, code: 'return_url_invalid' }, `${url} by default`);
+    t.match(applyPaymentRules({ amount: 1, return_url: url }, m, 'api', { loopbackReturnUrl: true }), { ok: true, value: { returnUrl: url } }, `${url} with loopbackReturnUrl`);
+  }
+  for (const url of ['http://shop.example/b', 'http://10.0.0.1/b', 'http://169.254.169.254/']) {
+    t.match(applyPaymentRules({ amount: 1, return_url: url }, m, 'api', { loopbackReturnUrl: true }), { ok: false, code: 'return_url_invalid', detail: /http:\/\/localhost is accepted too/ }, `${url} never`);
+  }
 });

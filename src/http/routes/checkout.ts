@@ -32,7 +32,7 @@ async function sessionOf(ctx: Ctx, s: Services): Promise<PaymentWithCheckout | n
 async function payable(ctx: Ctx, s: Services, found: PaymentWithCheckout, method: MethodCode): Promise<boolean> {
   if (found.payment.status !== 'pending') { sendFailure(ctx, fail('checkout_closed')); return false; }
   const eff = await effectiveMethods(s, found.payment);
-  if (!eff.methods.some((m) => m.method === method)) { sendFailure(ctx, fail('method_not_available', 'method_code', method)); return false; }
+  if (!eff.methods.some((m) => m.method === method)) { sendFailure(ctx, fail('method_not_available', 'method_code', `${method} is not offered for this payment`)); return false; }
   return true;
 }
 
@@ -53,7 +53,7 @@ async function submit(ctx: Ctx, s: Services, raw: unknown) {
   const v = validateSubmit(dropNulls(raw));
   if (!v.ok) return sendFailure(ctx, v.failure);
   const b = v.value;
-  if (b.method_code === 'card') return sendFailure(ctx, fail('method_not_available', 'method_code', 'card is paid through /checkout/{id}/pay'));
+  if (b.method_code === 'card') return sendFailure(ctx, fail('method_not_available', 'method_code', 'card is paid through POST /checkout/{id}/pay, not submit-method'));
   const found = await sessionOf(ctx, s);
   if (!found || !(await payable(ctx, s, found, b.method_code))) return;
   let action: SubmitAction;

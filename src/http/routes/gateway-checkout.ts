@@ -42,8 +42,12 @@ export async function plan(s: Services, who: Principal, b: Body) {
     customer: b.customer, metadata: b.metadata, locale: b.language,
   }, who.merchant, 'gateway');
   if (!rules.ok) return fail(rules.code, rules.param, rules.detail);
-  const urls = sessionUrls(b);
-  if (!urls.ok) return fail('return_url_invalid', urls.param, 'a public https URL');
+  const urls = sessionUrls(b, who.livemode);
+  if (!urls.ok) {
+    return fail('return_url_invalid', urls.param, who.livemode
+      ? 'live mode takes public https URLs only; a test key also accepts http and localhost'
+      : 'a test key accepts http or https on a public host or on localhost (127.0.0.1, ::1); private addresses are refused');
+  }
   if (b.webhook_url !== undefined) {
     const check = checkTargetUrl(b.webhook_url, { requireHttps: false, allowPrivate: s.config.webhooks.allowPrivate });
     if (!check.ok) return fail('webhook_url_invalid', 'webhook_url', `${check.rule}: ${check.detail}`);
@@ -125,7 +129,7 @@ async function widgetSession(ctx: Ctx, s: Services, raw: unknown): Promise<void>
   if (!v.ok) return sendFailure(ctx, v.failure);
   await createSession(ctx, s, who, v.value, body, (p) => ({
     status: 200, requestId: p.requestId,
-    body: JSON.stringify({ session_id: p.id, checkout_url: checkoutUrlOf(p, s.config.publicBaseUrl), expires_at: new Date(p.expiresAt).toISOString(), request_id: p.requestId }),
+    body: JSON.stringify({ session_id: p.id, checkout_url: checkoutUrlOf(p, s.config.publicBaseUrl), expires_at: new Date(p.expiresAt).toISOString(), livemode: p.livemode, request_id: p.requestId }),
   }));
 }
 

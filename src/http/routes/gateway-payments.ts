@@ -1,4 +1,5 @@
-// Gateway payments: GET /v2/payments (payments:read; limit 1-100 default 20, offset, status, from, to),
+// Gateway payments: GET /v2/payments (payments:read; limit 1-100 default 20, offset, status, from, to,
+// payment_id, order_id, checkout_session_id, reference),
 // GET /v2/payments/{id} (by payment_id = cs_ session id, order_id or connector_transaction_id) and
 // POST /v2/payments/{id}/refund (refunds:write), which runs the merchant API's refund machinery: the
 // payment's actor (actors/refund-actor.ts), one refunds table. docs/decisions.md "Gateway direct payments".
@@ -12,7 +13,7 @@ import { compile, dropNulls } from '../../api/validate.js';
 import { parseDateTimeBound } from '../../domain/date-filter.js';
 import { GATEWAY_PAYMENT_STATUSES, storedStatusesOf, type GatewayPaymentStatus } from '../../domain/gateway-payment.js';
 import { fail, isFailure, type ApiFailure } from '../../errors.js';
-import { findGatewayPayment, listGatewayPayments, type GatewayPaymentRead, type GatewayScope } from '../../store/gateway-payments-repo.js';
+import { findGatewayPayment, listGatewayPayments, type GatewayNameFilters, type GatewayPaymentRead, type GatewayScope } from '../../store/gateway-payments-repo.js';
 import type { Ctx } from '../context.js';
 import { gatewayRoute, principalOf } from '../gateway.js';
 import { createMailbox, idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
@@ -22,6 +23,8 @@ import type { Services } from '../services.js';
 
 const validateRefund = compile(GatewayRefundRequest, GATEWAY_REFUND_FIELD_CODES);
 const KEY_RE = /^[\x21-\x7e]{1,128}$/;
+const NAME_FILTERS = ['payment_id', 'order_id', 'checkout_session_id', 'reference'] as const;
+const LIST_PARAMS: readonly string[] = ['limit', 'offset', 'status', 'from', 'to', ...NAME_FILTERS];
 
 function scopeOfCtx(ctx: Ctx): GatewayScope {
   const who = principalOf(ctx);
@@ -42,7 +45,16 @@ async function lookup(ctx: Ctx, s: Services): Promise<GatewayPaymentRead | ApiFa
 
 async function list(ctx: Ctx, s: Services) {
   const q = new URLSearchParams(ctx.query);
-  for (const k of q.keys()) if (!['limit', 'offset', 'status', 'from', 'to'].includes(k)) return sendFailure(ctx, fail('parameter_unknown', k));
+  for (const k of q.keys()) if (!LIST_PARAMS.includes(k)) return sendFailure(ctx, fail('parameter_unknown', k, `the list takes ${LIST_PARAMS.join(', ')}`));
+  // Spec rule 1: the list looks payments up by the same names as GET /v2/payments/{id}; each given
+  // name narrows the page (they combine with each other and with status, from and to).
+  const names: GatewayNameFilters = {};
+  for (const name of NAME_FILTERS) {
+    const values = q.getAll(name);
+    if (values.length === 0) continue;
+    if (values.length > 1 || !KEY_RE.test(values[0])) return sendFailure(ctx, fail('parameter_invalid', name, 'one value of 1 to 128 printable ASCII characters'));
+    names[name] = values[0];
+  }
   const int = (name: string, def: number, min: number, max: number): number | null => {
     const raw = q.get(name);
     if (raw === null) return def;
@@ -66,7 +78,7 @@ async function list(ctx: Ctx, s: Services) {
   }
   if (bounds.from !== undefined && bounds.to !== undefined && bounds.to <= bounds.from) return sendFailure(ctx, fail('date_invalid', 'to', 'to is before from'));
   const page = await listGatewayPayments(s.db, {
-    ...scopeOfCtx(ctx), ...bounds, limit, offset, statuses: status ? storedStatusesOf(status as GatewayPaymentStatus) : null,
+    ...scopeOfCtx(ctx), ...bounds, ...names, limit, offset, statuses: status ? storedStatusesOf(status as GatewayPaymentStatus) : null,
   });
   // The filter ran in SQL on the stored status and the checkout's wait (storedStatusesOf), so every row shown has the status asked for.
   const data = page.payments.map(view);
@@ -106,8 +118,25 @@ async function refund(ctx: Ctx, s: Services, raw: unknown) {
         requestId: ctx.requestId, idempotencyKey: idem.key, requestHash: idem.key ? idem.hash : null,
       },
     });
-    return reply.ok ? { answer: render(reply.refund, reply.payment), replayed: reply.replayed } : { failure: reply.failure };
+    if (reply.ok) return { answer: render(reply.refund, reply.payment), replayed: reply.replayed };
+    return { failure: reply.failure.code === 'payment_not_payable' ? await notRefundable(ctx, s, p.id) : reply.failure };
   });
+}
+
+/**
+ * The spec's refund endpoint answers 400 and 404 only: a payment with nothing to refund is 400, its
+ * message naming the payment's state as GET /v2/payments/{id} shows it now (read after the refusal,
+ * so a refund that raced this one is counted).
+ */
+async function notRefundable(ctx: Ctx, s: Services, id: string): Promise<ApiFailure> {
+  const now = await viewOf(s, ctx, id);
+  const status = now?.status ?? 'unknown';
+  const paid = status === 'succeeded' || status === 'partially_refunded' || status === 'refunded';
+  const remaining = now && paid ? Math.max(0, now.amount - now.refunded_amount) : 0;
+  const why = !paid ? `the payment is ${status}, not paid`
+    : remaining === 0 ? `the payment is ${status}: nothing is left to refund`
+      : `the payment was not refundable when checked and is ${status} now; retry`;
+  return { ...fail('payment_not_refundable', 'id', why), extra: { payment_status: status, remaining } };
 }
 
 export const gatewayPaymentRoutes: Route[] = [

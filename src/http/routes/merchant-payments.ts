@@ -23,7 +23,8 @@ async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void>
   const body = dropNulls(raw);
   const checked = validateCreate(body);
   if (!checked.ok) return sendFailure(ctx, checked.failure);
-  const rules = applyPaymentRules(checked.value as PaymentInput, who.merchant, 'api');
+  // Test mode on the embedded default also takes a loopback return_url, as webhooks do there.
+  const rules = applyPaymentRules(checked.value as PaymentInput, who.merchant, 'api', { loopbackReturnUrl: !who.livemode && s.config.webhooks.allowLoopbackTest === true });
   if (!rules.ok) return sendFailure(ctx, fail(rules.code, rules.param, rules.detail));
 
   const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'payment', '/api/v2/payments', body);
