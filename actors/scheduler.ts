@@ -2,6 +2,7 @@
 // window has ended, the void of authorizations (capture_method manual) whose hold has lapsed (through
 // the payment's actor and the attempt protocol, as a merchant's cancel), and release of idempotency keys (payments', refunds', payouts') older than 24 hours. Work is claimed with
 // FOR UPDATE SKIP LOCKED and a lease; the state change itself goes through the payment's actor.
+// Due means due on the payment's test clock when it is on one (store/test-clocks-repo.ts `due`).
 import type pg from 'pg';
 import type { Logger } from '../src/log.js';
 import { claimDuePayments, claimLapsedAuthorizations, releaseOldIdempotencyKeys } from '../src/store/payments-repo.js';
@@ -9,6 +10,7 @@ import { releaseOldLinkIdempotencyKeys } from '../src/store/links-repo.js';
 import { releaseOldRefundKeys } from '../src/store/refunds-repo.js';
 import { releaseOldAttemptKeys } from '../src/store/attempts-repo.js';
 import { releaseOldPayoutKeys } from '../src/store/payouts-repo.js';
+import { settleAdvancingClocks } from '../src/store/test-clocks-repo.js';
 import type { Dispatcher } from './dispatcher.js';
 import { startPeriodic, type Periodic } from './periodic.js';
 
@@ -36,6 +38,10 @@ export function startScheduler(db: pg.Pool, dispatcher: Dispatcher, pollMs: numb
       });
       if (ids.length < 200 || self.stopped) break;
     }
+    // Test clocks (issue 26): an advancing clock on which nothing is due any more is ready. Any
+    // process's sweep does it, so an advance whose process died is finished by another.
+    const ready = await settleAdvancingClocks(db);
+    if (ready.length) log.info({ testClocks: ready }, 'test clocks advanced: everything due has committed');
     if (Date.now() - lastSweep > 60_000) {
       lastSweep = Date.now();
       await releaseOldIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS);
