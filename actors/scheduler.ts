@@ -13,6 +13,7 @@ import { releaseOldPayoutKeys } from '../src/store/payouts-repo.js';
 import { settleAdvancingClocks } from '../src/store/test-clocks-repo.js';
 import type { Dispatcher } from './dispatcher.js';
 import { startPeriodic, type Periodic } from './periodic.js';
+import { failpoint } from '../src/failpoints.js';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
@@ -24,6 +25,7 @@ export function startScheduler(db: pg.Pool, dispatcher: Dispatcher, pollMs: numb
     let expired = 0;
     for (;;) {
       const ids = await claimDuePayments(db, 200);
+      if (ids.length) failpoint('after-expiry-claim'); // fault tests: a process dying mid-sweep (test clocks' advance)
       const replies = await Promise.all(ids.map((id) => dispatcher.send({ kind: 'payment.apply', id, command: { type: 'expire' } })));
       expired += replies.filter((r) => r.ok).length;
       if (ids.length < 200 || self.stopped) break;
