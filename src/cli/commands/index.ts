@@ -5,5 +5,6 @@ import { listenCommands } from './listen.js';
 import { merchantCommands } from './merchants.js';
 import { systemCommands } from './system.js';
 import { webhookCommands } from './webhooks.js';
+import { testClockCommands } from './test-clocks.js';
 
-export const COMMANDS: readonly Command[] = [...merchantCommands, ...keyCommands, ...webhookCommands, ...listenCommands, ...systemCommands];
+export const COMMANDS: readonly Command[] = [...merchantCommands, ...keyCommands, ...webhookCommands, ...listenCommands, ...systemCommands, ...testClockCommands];
