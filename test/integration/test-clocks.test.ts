@@ -133,3 +133,26 @@ t.test('two advances of one clock at once: one moves it, the other is refused', 
   t.ok(rs.filter((r) => r.status !== 200).every((r) => r.status === 409 && r.body.error.code === 'test_clock_advancing' || (r.status === 422 && r.body.error.code === 'test_clock_time_invalid')),
     'the others: still advancing (409), or the clock is already there (422)');
 });
+
+t.test('a link on a clock: its expiry follows the clock, and its payments are on the clock', async (t) => {
+  const m = await s.merchant();
+  const start = Date.parse('2026-04-01T10:00:00.000Z');
+  const clock = (await s.request('POST', '/api/v2/test_helpers/test_clocks', { key: m.key, body: { frozen_time: iso(start) } })).body.id as string;
+  const early = await s.request('POST', '/api/v2/links', { key: m.key, body: { amount: 900, expires_at: iso(start - MIN), test_clock: clock } });
+  t.same([early.status, early.body.error?.code], [422, 'expires_at_invalid'], "expires_at is judged against the clock's time");
+  const l = await s.request('POST', '/api/v2/links', { key: m.key, body: { amount: 900, type: 'static', expires_at: iso(start + 60 * MIN), test_clock: clock } });
+  t.equal(l.status, 201, l.text);
+  t.equal(l.body.created_at, iso(start));
+  t.equal(l.body.active, true);
+  const pay = await fetch(`${s.url}/link/${l.body.id}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  t.ok([302, 303].includes(pay.status), 'paying redirects to the payment');
+  const pid = decodeURIComponent(pay.headers.get('location')!.split('/pay/')[1]);
+  const row = await s.db.query('SELECT test_clock_id, created_at FROM payments WHERE id = $1', [pid]);
+  t.same([row.rows[0].test_clock_id, new Date(row.rows[0].created_at).toISOString()], [clock, iso(start)], "the link's payment is on its clock");
+  await s.request('POST', `/api/v2/test_helpers/test_clocks/${clock}/advance`, { key: m.key, body: { frozen_time: iso(start + 61 * MIN) } });
+  await ready(m.key, clock);
+  t.equal((await s.request('GET', `/api/v2/links/${l.body.id}`, { key: m.key })).body.active, false, 'expired on the clock');
+  const late = await fetch(`${s.url}/link/${l.body.id}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+  t.match(await late.text(), /data-state="link_expired"/, 'the link page refuses it as expired');
+  t.equal((await s.db.query('SELECT status FROM payments WHERE id = $1', [pid])).rows[0].status, 'expired', "and its payment's window ended on the clock too");
+});
