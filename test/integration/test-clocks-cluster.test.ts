@@ -57,7 +57,7 @@ t.test('a server killed mid-advance: another process finishes the advance and ma
     ADMIN_TOKEN: 'adm', DATA_DIR: dataDir, DEMO_MERCHANT: '0', WORKERS: '1', KV_PREFIX: `ck${suffix()}:`, WEBHOOK_ALLOW_PRIVATE: '1',
     EXPIRY_POLL_MS: '100', WEBHOOK_POLL_MS: '100', ...(db ? { DATABASE_URL: db.url } : {}), ...(REDIS_URL ? { REDIS_URL } : {}),
   };
-  const first = await startChild({ ...env, FAILPOINTS: 'after-expiry-claim:kill' });
+  const first = await startChild({ ...env, FAILPOINTS: 'after-expiry-claim:kill' }, 90_000);
   let second: Child | null = null;
   t.teardown(() => { first.proc.kill('SIGKILL'); second?.proc.kill('SIGKILL'); });
   const m = await call(first, 'POST', '/internal/merchants', 'adm', { name: 'clock', rate_limit_per_minute: 1000000 });
@@ -81,7 +81,7 @@ t.test('a server killed mid-advance: another process finishes the advance and ma
     t.equal(mid.rows[0].status, 'advancing', 'the advance was left unfinished');
     await pool.end();
   }
-  second = await startChild(env);
+  second = await startChild(env, 90_000);
   // The dead sweep's claims hold their 30 s lease; then this process takes them over.
   await until('clock ready', async () => (await call(second!, 'GET', `${C}/${clock}`, key)).body?.status === 'ready', 90_000, 200);
   const pool = testPool(url, 1);
