@@ -74,9 +74,10 @@ t.test('a server killed mid-advance: another process finishes the advance and ma
   const adv = await call(first, 'POST', `${C}/${clock}/advance`, key, { frozen_time: iso(start + 31 * MIN) });
   t.equal(adv.status, 200);
   t.equal(await first.exited, null, 'the server died in its sweep (SIGKILL)');
-  const url = env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${/"port":(\d+),"databaseDir"/.exec(first.output())![1]}/postgres`;
+  // The embedded default: each start names its Postgres port (the same data directory).
+  const dbOf = (c: Child) => env.DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${/"port":(\d+),"databaseDir"/.exec(c.output())![1]}/postgres`;
   if (env.DATABASE_URL) {
-    const pool = testPool(url, 1);
+    const pool = testPool(dbOf(first), 1);
     const mid = await pool.query('SELECT status FROM test_clocks WHERE id = $1', [clock]);
     t.equal(mid.rows[0].status, 'advancing', 'the advance was left unfinished');
     await pool.end();
@@ -84,7 +85,7 @@ t.test('a server killed mid-advance: another process finishes the advance and ma
   second = await startChild(env, 90_000);
   // The dead sweep's claims hold their 30 s lease; then this process takes them over.
   await until('clock ready', async () => (await call(second!, 'GET', `${C}/${clock}`, key)).body?.status === 'ready', 90_000, 200);
-  const pool = testPool(url, 1);
+  const pool = testPool(dbOf(second), 1);
   const rows = (await pool.query("SELECT e.aggregate_id FROM events e WHERE e.type = 'payment.expired' AND e.aggregate_id = ANY($1)", [ids])).rows;
   const statuses = (await pool.query('SELECT status FROM payments WHERE id = ANY($1)', [ids])).rows.map((r) => r.status);
   await pool.end();
