@@ -3,6 +3,7 @@
 // (signed with the wall clock's t=), while a payment not on the clock is untouched; a failing
 // endpoint's retries are delivered as the clock advances, each exactly once; the API's refusals.
 import t from 'tap';
+import http from 'node:http';
 import { startTestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { until } from '../helpers/wait.js';
@@ -155,4 +156,31 @@ t.test('a link on a clock: its expiry follows the clock, and its payments are on
   const late = await fetch(`${s.url}/link/${l.body.id}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
   t.match(await late.text(), /data-state="link_expired"/, 'the link page refuses it as expired');
   t.equal((await s.db.query('SELECT status FROM payments WHERE id = $1', [pid])).rows[0].status, 'expired', "and its payment's window ended on the clock too");
+});
+
+t.test('advancing until every due delivery has committed: another advance and a delete wait (409); delete detaches', async (t) => {
+  // An endpoint that holds its answers until released: the clock's due delivery stays in flight.
+  const held: http.ServerResponse[] = [];
+  const srv = http.createServer((req, res) => { req.resume(); req.on('end', () => held.push(res)); });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => { srv.closeAllConnections(); srv.close(() => r()); }));
+  const m = await s.merchant();
+  await s.admin('PUT', `/internal/merchants/${m.id}/webhook-settings`, { api: 'merchant', url: `http://127.0.0.1:${(srv.address() as { port: number }).port}/hooks` });
+  const start = Date.parse('2026-07-01T00:00:00.000Z');
+  const clock = (await s.request('POST', '/api/v2/test_helpers/test_clocks', { key: m.key, body: { frozen_time: iso(start) } })).body.id as string;
+  const p = await s.request('POST', '/api/v2/payments', { key: m.key, body: { amount: 800, test_clock: clock } });
+  await s.request('POST', `/api/v2/test_helpers/test_clocks/${clock}/advance`, { key: m.key, body: { frozen_time: iso(start + 31 * MIN) } });
+  await until('the payment.expired delivery reaches the endpoint', () => held.length === 1);
+  const get = await s.request('GET', `/api/v2/test_helpers/test_clocks/${clock}`, { key: m.key });
+  t.equal(get.body.status, 'advancing', 'still advancing while its delivery is in flight');
+  const again = await s.request('POST', `/api/v2/test_helpers/test_clocks/${clock}/advance`, { key: m.key, body: { frozen_time: iso(start + 40 * MIN) } });
+  t.same([again.status, again.body.error.code], [409, 'test_clock_advancing']);
+  const del = await s.request('DELETE', `/api/v2/test_helpers/test_clocks/${clock}`, { key: m.key });
+  t.same([del.status, del.body.error.code], [409, 'test_clock_advancing']);
+  held.splice(0).forEach((res) => { res.writeHead(200); res.end('ok'); });
+  await ready(m.key, clock);
+  const gone = await s.request('DELETE', `/api/v2/test_helpers/test_clocks/${clock}`, { key: m.key });
+  t.equal(gone.status, 200);
+  const row = await s.db.query('SELECT status, test_clock_id FROM payments WHERE id = $1', [p.body.id]);
+  t.same(row.rows[0], { status: 'expired', test_clock_id: null }, 'its payment is detached and keeps its state');
 });
