@@ -145,6 +145,9 @@ t.test('a link on a clock: its expiry follows the clock, and its payments are on
   t.equal(l.status, 201, l.text);
   t.equal(l.body.created_at, iso(start));
   t.equal(l.body.active, true);
+  // The real time is long past expires_at: only the clock keeps the link open.
+  t.equal((await s.request('GET', `/api/v2/links/${l.body.id}`, { key: m.key })).body.active, true, 'open on the clock');
+  t.same((await s.request('GET', '/api/v2/links', { key: m.key })).body.data.map((x: { active: boolean }) => x.active), [true], 'in the list too');
   const pay = await fetch(`${s.url}/link/${l.body.id}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
   t.ok([302, 303].includes(pay.status), 'paying redirects to the payment');
   const pid = decodeURIComponent(pay.headers.get('location')!.split('/pay/')[1]);
@@ -153,6 +156,7 @@ t.test('a link on a clock: its expiry follows the clock, and its payments are on
   await s.request('POST', `/api/v2/test_helpers/test_clocks/${clock}/advance`, { key: m.key, body: { frozen_time: iso(start + 61 * MIN) } });
   await ready(m.key, clock);
   t.equal((await s.request('GET', `/api/v2/links/${l.body.id}`, { key: m.key })).body.active, false, 'expired on the clock');
+  t.same((await s.request('GET', '/api/v2/links', { key: m.key })).body.data.map((x: { active: boolean }) => x.active), [false], 'the list judges it on the clock too');
   const late = await fetch(`${s.url}/link/${l.body.id}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
   t.match(await late.text(), /data-state="link_expired"/, 'the link page refuses it as expired');
   t.equal((await s.db.query('SELECT status FROM payments WHERE id = $1', [pid])).rows[0].status, 'expired', "and its payment's window ended on the clock too");

@@ -60,7 +60,7 @@ async function deactivateLink(ctx: Ctx, s: Services): Promise<void> {
   if (!l) return;
   const reply = await s.dispatcher.send({ kind: 'link.deactivate', id: l.id });
   if (!reply.ok) return sendFailure(ctx, reply.failure);
-  sendJson(ctx, 200, toLinkResource(reply.link, s.config.publicBaseUrl, ctx.requestId, Date.now()));
+  sendJson(ctx, 200, toLinkResource(reply.link, s.config.publicBaseUrl, ctx.requestId, await nowFor(s, reply.link.testClockId)));
 }
 
 async function listLinksHandler(ctx: Ctx, s: Services): Promise<void> {
@@ -81,10 +81,11 @@ async function listLinksHandler(ctx: Ctx, s: Services): Promise<void> {
     startingAfter = found;
   }
   const { links, hasMore } = await listLinks(s.db, { merchantId: who.merchant.id, livemode: who.livemode, limit, startingAfter });
-  const now = Date.now();
+  // A link on a test clock is judged at its clock's time (one read per clocked link; test mode only).
+  const nows = await Promise.all(links.map((l) => nowFor(s, l.testClockId)));
   sendJson(ctx, 200, {
     object: 'list',
-    data: links.map((l) => toLinkResource(l, s.config.publicBaseUrl, ctx.requestId, now)),
+    data: links.map((l, i) => toLinkResource(l, s.config.publicBaseUrl, ctx.requestId, nows[i])),
     has_more: hasMore,
     next_cursor: hasMore ? links[links.length - 1].id : null,
     request_id: ctx.requestId,
