@@ -15,6 +15,7 @@ import { chargeRefOf } from '../src/store/refunds-repo.js';
 import { startAttempt } from './attempt-protocol.js';
 import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, Failed, ReplyOf } from './protocol.js';
+import { clockNow } from './test-clocks/clock-now.js';
 
 type HoldReply = ReplyOf<'payment.capture'>;
 /** What the payment does once the bank has taken (or released) the hold. */
@@ -51,7 +52,7 @@ function refused(cmd: HoldCommand, r: Exclude<CaptureResult, { kind: 'succeeded'
 async function settle(ctx: ActorContext, cur: Payment | null, attemptId: string, cmd: HoldCommand, r: CaptureResult | UnknownAttempt, requestId: string | null = null): Promise<HoldReply> {
   for (let i = 0; cur && i <= MAX_CONFLICT_RETRIES; i++) {
     if (cur.pendingAttempt !== attemptId) return r.kind === 'succeeded' ? { ok: true, payment: cur, replayed: false, requestId } : refused(cmd, r);
-    const now = ctx.now();
+    const now = cur.testClockId ? await clockNow(ctx, cur.testClockId) : ctx.now();
     let next: Payment = { ...cur, pendingAttempt: null, version: cur.version + 1 };
     let events: string[] = [];
     if (r.kind === 'succeeded') {
@@ -66,7 +67,7 @@ async function settle(ctx: ActorContext, cur: Payment | null, attemptId: string,
     }
     const deliveries = await ctx.payments.updates.submit({ next, expectedVersion: cur.version, events, settle: settlementOf(attemptId, r) });
     if (deliveries !== null) {
-      remember(ctx.payments.cache, next.id, next, now);
+      remember(ctx.payments.cache, next.id, next, ctx.now());
       if (deliveries > 0) ctx.onDeliveries?.();
       return r.kind === 'succeeded' ? { ok: true, payment: next, replayed: false, requestId } : refused(cmd, r);
     }

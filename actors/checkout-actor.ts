@@ -22,6 +22,7 @@ import { CAPTURE_OPERATION, VOID_OPERATION } from '../src/domain/payment.js';
 import { recoverHoldAttempt } from './capture-actor.js';
 import { MAX_CONFLICT_RETRIES, remember, type ActorContext } from './context.js';
 import type { CheckoutMessage, CheckoutResult, CommandOf, Failed, ReplyOf, SubmitAction } from './protocol.js';
+import { clockNow } from './test-clocks/clock-now.js';
 
 type CheckoutReply = ReplyOf<'checkout.pay'>;
 
@@ -63,7 +64,7 @@ const settlementOf = (id: string, r: ConnectorResult): AttemptSettlement => ({
  */
 async function write(ctx: ActorContext, cur: PaymentWithCheckout, step: { checkout: CheckoutState; payment: PaymentCommand | null; saveToken: string | null }, settle: AttemptSettlement | null): Promise<CheckoutReply | null> {
   const { payment } = cur;
-  const now = ctx.now();
+  const now = payment.testClockId ? await clockNow(ctx, payment.testClockId) : ctx.now();
   let next: Payment = { ...payment, updatedAt: now, version: payment.version + 1 };
   let events: string[] = [];
   if (step.payment) {
@@ -83,7 +84,7 @@ async function write(ctx: ActorContext, cur: PaymentWithCheckout, step: { checko
   if (settle) next = { ...next, pendingAttempt: null };
   const deliveries = await ctx.payments.updates.submit({ next, expectedVersion: payment.version, events, checkout: step.checkout, settle });
   if (deliveries === null) return null;
-  remember(ctx.payments.cache, next.id, next, now);
+  remember(ctx.payments.cache, next.id, next, ctx.now());
   if (deliveries > 0) ctx.onDeliveries?.();
   const customer = customerKeyOf(next);
   if (step.saveToken && customer && next.status === 'succeeded') {

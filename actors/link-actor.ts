@@ -9,12 +9,14 @@ import { paymentId } from '../src/domain/ids.js';
 import { existingPayments, findLink, insertLink, updateLink } from '../src/store/links-repo.js';
 import { MAX_CONFLICT_RETRIES, type ActorContext } from './context.js';
 import type { CommandOf, Failed, ReplyOf } from './protocol.js';
+import { clockNow } from './test-clocks/clock-now.js';
 
 const failed = (code: ErrorCode, param: string | null = null): Failed => ({ ok: false, failure: fail(code, param) });
 const persisted = (): Failed => ({ ok: false, failure: { ...fail('service_unavailable', null, 'version conflict persisted'), retryAfterSeconds: 1 } });
 
 export async function handleLinkCreate(ctx: ActorContext, m: CommandOf<'link.create'>): Promise<ReplyOf<'link.create'>> {
-  const out = await insertLink(ctx.db, createLink(m.input, m.ctx, ctx.now()));
+  const now = m.ctx.testClockId ? await clockNow(ctx, m.ctx.testClockId) : ctx.now();
+  const out = await insertLink(ctx.db, createLink(m.input, m.ctx, now));
   if (out.kind === 'existing' && out.link.requestHash !== m.ctx.requestHash) return failed('idempotency_conflict', 'Idempotency-Key');
   return { ok: true, link: out.link, replayed: out.kind === 'existing' };
 }
@@ -61,7 +63,7 @@ export async function handleLinkPay(ctx: ActorContext, m: CommandOf<'link.pay'>)
   for (let i = 0; i <= MAX_CONFLICT_RETRIES; i++) {
     const link = await findLink(ctx.db, m.id);
     if (!link) return failed('link_not_found', 'id');
-    const r = reserve(link, pid, m.amount, ctx.now());
+    const r = reserve(link, pid, m.amount, link.testClockId ? await clockNow(ctx, link.testClockId) : ctx.now());
     if (!r.ok) {
       if (r.code === 'link_busy' && !repaired) { repaired = true; if (await dropStaleHolds(ctx, link)) continue; }
       if (r.code === 'link_busy') return { ok: false, failure: { ...fail('link_busy'), retryAfterSeconds: 30 } };
@@ -77,7 +79,7 @@ export async function handleLinkPay(ctx: ActorContext, m: CommandOf<'link.pay'>)
       },
       ctx: {
         id: pid, merchantId: link.merchantId, livemode: link.livemode, fees: m.ctx.fees, windowSeconds: m.ctx.windowSeconds,
-        requestId: m.ctx.requestId, idempotencyKey: null, requestHash: null,
+        requestId: m.ctx.requestId, idempotencyKey: null, requestHash: null, testClockId: link.testClockId ?? null,
       },
     });
     if (reply.ok) return { ok: true, link: r.state, payment: reply.payment };

@@ -8,9 +8,10 @@ import { findPayment } from '../src/store/payments-repo.js';
 import { failpoint } from '../src/failpoints.js';
 import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, ReplyOf } from './protocol.js';
+import { clockNow } from './test-clocks/clock-now.js';
 
 export async function handleCreate(ctx: ActorContext, m: CommandOf<'payment.create'>): Promise<ReplyOf<'payment.create'>> {
-  const payment = createPayment(m.input, m.ctx, ctx.now());
+  const payment = createPayment(m.input, m.ctx, m.ctx.testClockId ? await clockNow(ctx, m.ctx.testClockId) : ctx.now());
   const out = await ctx.payments.creates.submit(payment);
   markCommitted(ctx); // the payment exists now (made here, or found under the key)
   failpoint('after-create-commit');
@@ -35,7 +36,7 @@ export async function handleApply(ctx: ActorContext, m: CommandOf<'payment.apply
   let fromCache = cache.has(m.id);
   let state = cache.get(m.id)?.state ?? (await findPayment(ctx.db, m.id));
   for (let attempt = 0; state && attempt <= MAX_CONFLICT_RETRIES; attempt++) {
-    const result = transition(state, m.command, ctx.now());
+    const result = transition(state, m.command, state.testClockId ? await clockNow(ctx, state.testClockId) : ctx.now());
     // While a connector attempt is in flight its outcome decides first (expiry waits for it).
     const refused = !result.ok ? fail(result.code, null) : state.pendingAttempt ? { ...fail('payment_attempt_in_progress'), retryAfterSeconds: 1 } : null;
     if (refused || !result.ok) {

@@ -2,6 +2,7 @@
 // window has ended, the void of authorizations (capture_method manual) whose hold has lapsed (through
 // the payment's actor and the attempt protocol, as a merchant's cancel), and release of idempotency keys (payments', refunds', payouts') older than 24 hours. Work is claimed with
 // FOR UPDATE SKIP LOCKED and a lease; the state change itself goes through the payment's actor.
+// Due means due on the payment's test clock when it is on one (store/test-clocks-repo.ts `due`).
 import type pg from 'pg';
 import type { Logger } from '../src/log.js';
 import { claimDuePayments, claimLapsedAuthorizations, releaseOldIdempotencyKeys } from '../src/store/payments-repo.js';
@@ -9,8 +10,10 @@ import { releaseOldLinkIdempotencyKeys } from '../src/store/links-repo.js';
 import { releaseOldRefundKeys } from '../src/store/refunds-repo.js';
 import { releaseOldAttemptKeys } from '../src/store/attempts-repo.js';
 import { releaseOldPayoutKeys } from '../src/store/payouts-repo.js';
+import { settleAdvancingClocks } from '../src/store/test-clocks-repo.js';
 import type { Dispatcher } from './dispatcher.js';
 import { startPeriodic, type Periodic } from './periodic.js';
+import { failpoint } from '../src/failpoints.js';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
@@ -22,6 +25,7 @@ export function startScheduler(db: pg.Pool, dispatcher: Dispatcher, pollMs: numb
     let expired = 0;
     for (;;) {
       const ids = await claimDuePayments(db, 200);
+      if (ids.length) failpoint('after-expiry-claim'); // fault tests: a process dying mid-sweep (test clocks' advance)
       const replies = await Promise.all(ids.map((id) => dispatcher.send({ kind: 'payment.apply', id, command: { type: 'expire' } })));
       expired += replies.filter((r) => r.ok).length;
       if (ids.length < 200 || self.stopped) break;
@@ -36,6 +40,10 @@ export function startScheduler(db: pg.Pool, dispatcher: Dispatcher, pollMs: numb
       });
       if (ids.length < 200 || self.stopped) break;
     }
+    // Test clocks (issue 26): an advancing clock on which nothing is due any more is ready. Any
+    // process's sweep does it, so an advance whose process died is finished by another.
+    const ready = await settleAdvancingClocks(db);
+    if (ready.length) log.info({ testClocks: ready }, 'test clocks advanced: everything due has committed');
     if (Date.now() - lastSweep > 60_000) {
       lastSweep = Date.now();
       await releaseOldIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS);

@@ -7,6 +7,7 @@ import { MAX_AMOUNT } from '../domain/money.js';
 import type { Payment } from '../domain/payment.js';
 import { nextActionView } from './checkout-view.js';
 import { Currency, Locale, Metadata, Timestamp } from './common.js';
+import { TestClockRef } from './test-clocks.js';
 
 const MethodCode = Type.Union(METHOD_CODES.map((m) => Type.Literal(m)));
 const Url = Type.String({ minLength: 1, maxLength: 2048, format: 'uri' });
@@ -47,6 +48,7 @@ export const CreateCheckoutRequest = Type.Object({
   webhook_url: Type.Optional(Url),
   test_mode: Type.Optional(Type.Boolean({ description: 'Must match the key when given' })),
   channel_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'UUID, ch_… or slug; the default channel when omitted' })),
+  test_clock: Type.Optional(TestClockRef),
 }, { additionalProperties: false, $id: 'CreateCheckoutRequest' });
 export type CreateCheckoutRequest = Static<typeof CreateCheckoutRequest>;
 
@@ -57,7 +59,7 @@ export const CHECKOUT_FIELD_CODES = {
   amount: 'amount_invalid', currency: 'currency_invalid', description: 'description_invalid', order_id: 'order_id_invalid',
   language: 'locale_invalid', customer: 'customer_invalid', metadata: 'metadata_invalid', initial_method: 'method_code_invalid',
   success_url: 'return_url_invalid', cancel_url: 'return_url_invalid', settings: 'settings_invalid', webhook_url: 'webhook_url_invalid',
-  test_mode: 'test_mode_invalid', channel_id: 'parameter_invalid',
+  test_mode: 'test_mode_invalid', channel_id: 'parameter_invalid', test_clock: 'test_clock_not_found',
 } as const;
 
 const Nullable = <T extends import('@sinclair/typebox').TSchema>(t: T) => Type.Union([t, Type.Null()]);

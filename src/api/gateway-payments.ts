@@ -3,6 +3,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { GatewayCustomer } from './checkout-sessions.js';
 import { Currency, Metadata } from './common.js';
+import { TestClockRef } from './test-clocks.js';
 import { nextActionView } from './checkout-view.js';
 import { MAX_AMOUNT } from '../domain/money.js';
 import type { CheckoutState } from '../domain/checkout.js';
@@ -65,12 +66,13 @@ export const CreateGatewayPaymentRequest = Type.Object({
   webhook_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, format: 'uri' })),
   metadata: Type.Optional(Metadata),
   channel_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  test_clock: Type.Optional(TestClockRef),
 }, { additionalProperties: false, $id: 'CreateGatewayPaymentRequest' });
 export type CreateGatewayPaymentBody = Static<typeof CreateGatewayPaymentRequest>;
 export const CREATE_PAYMENT_FIELD_CODES: Record<string, ErrorCode> = {
   amount: 'amount_invalid', currency: 'currency_invalid', description: 'description_invalid', order_id: 'order_id_invalid',
   customer: 'customer_invalid', metadata: 'metadata_invalid', webhook_url: 'webhook_url_invalid', channel_id: 'parameter_invalid',
-  card: 'parameter_invalid', token: 'parameter_invalid', wallet: 'parameter_invalid',
+  card: 'parameter_invalid', token: 'parameter_invalid', wallet: 'parameter_invalid', test_clock: 'test_clock_not_found',
 };
 
 export const CaptureRequest = Type.Object({

@@ -3,6 +3,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { MAX_AMOUNT } from '../domain/money.js';
 import { isOpen, MAX_LINK_USES, type Link } from '../domain/link.js';
 import { Currency, Timestamp } from './common.js';
+import { TestClockRef } from './test-clocks.js';
 
 const RFC3339 = '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$';
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -14,12 +15,13 @@ export const CreateLinkRequest = Type.Object({
   max_uses: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LINK_USES, description: 'Paid payments allowed (either type); absent or null: no limit' })),
   expires_at: Type.Optional(Type.String({ pattern: RFC3339, maxLength: 40, description: 'RFC 3339, in the future; after it the link stops working' })),
   type: Type.Optional(Type.Union([Type.Literal('dynamic'), Type.Literal('static')], { description: 'dynamic (default) or static; a static link\'s page also shows the printable QR code of its URL' })),
+  test_clock: Type.Optional(TestClockRef),
 }, { additionalProperties: false, $id: 'CreateLinkRequest' });
 export type CreateLinkRequest = Static<typeof CreateLinkRequest>;
 
 export const CREATE_LINK_FIELD_CODES = {
   amount: 'amount_invalid', currency: 'currency_invalid', description: 'description_invalid', max_uses: 'max_uses_invalid',
-  expires_at: 'expires_at_invalid', type: 'link_type_invalid',
+  expires_at: 'expires_at_invalid', type: 'link_type_invalid', test_clock: 'test_clock_not_found',
 } as const;
 
 export const LinkResource = Type.Object({

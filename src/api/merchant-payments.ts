@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { MAX_AMOUNT } from '../domain/money.js';
 import { FAILURE_CODES, MERCHANT_PAYMENT_STATUSES } from '../domain/payment.js';
 import { Currency, Locale, MerchantMetadata, Timestamp } from './common.js';
+import { TestClockRef } from './test-clocks.js';
 
 const Str = (max: number, extra = {}) => Type.String({ maxLength: max, ...extra });
 
@@ -27,6 +28,7 @@ export const CreatePaymentRequest = Type.Object({
   customer: Type.Optional(CustomerInput),
   metadata: Type.Optional(MerchantMetadata),
   locale: Type.Optional(Locale),
+  test_clock: Type.Optional(TestClockRef),
 }, { additionalProperties: false, $id: 'CreatePaymentRequest' });
 export type CreatePaymentRequest = Static<typeof CreatePaymentRequest>;
 
@@ -34,7 +36,7 @@ export type CreatePaymentRequest = Static<typeof CreatePaymentRequest>;
 export const CREATE_PAYMENT_FIELD_CODES = {
   amount: 'amount_invalid', currency: 'currency_invalid', order_id: 'order_id_invalid',
   description: 'description_invalid', method: 'method_invalid', return_url: 'return_url_invalid',
-  customer: 'customer_invalid', metadata: 'metadata_invalid', locale: 'locale_invalid',
+  customer: 'customer_invalid', metadata: 'metadata_invalid', locale: 'locale_invalid', test_clock: 'test_clock_not_found',
 } as const;
 
 const Nullable = <T extends import('@sinclair/typebox').TSchema>(t: T) => Type.Union([t, Type.Null()]);

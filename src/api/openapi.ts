@@ -11,6 +11,7 @@ import { gatewayPaymentPaths, gatewayPaymentSchemas } from './openapi-gateway-pa
 import { CreateRefundRequest, RefundList, RefundResource, RefundResultResource } from './refunds.js';
 import { sbpPaths, sbpSchemas } from './openapi-sbp.js';
 import { checkoutPaths, checkoutSchemas } from './openapi-checkout.js';
+import { testClockPaths, testClockSchemas } from './openapi-test-clocks.js';
 
 /** Plain JSON of a schema: drops TypeBox's symbol keys and the $id (components are named instead). */
 function plain(s: TSchema): Record<string, unknown> {
@@ -138,6 +139,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
       ...gatewayPaths(publicBaseUrl),
       ...sessionPaths(publicBaseUrl),
       ...gatewayPaymentPaths(publicBaseUrl),
+      ...testClockPaths(publicBaseUrl),
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'svc_test_… or svc_live_… key' }, ...gatewaySecuritySchemes },
@@ -154,6 +156,7 @@ export function buildOpenApi(publicBaseUrl: string): Record<string, unknown> {
         ...gatewaySchemas(),
         ...sessionSchemas(),
         ...gatewayPaymentSchemas(),
+        ...testClockSchemas(),
       },
       responses: {
         ...Object.fromEntries(Object.entries(ERROR_DESCRIPTIONS).map(([c, d]) => [`E${c}`, { description: d, content: json(ref('Error')) }])),

@@ -55,6 +55,11 @@ export class Client {
     return { status: res.status, body: parsed };
   }
 
+  /** The same server with another Bearer token (a merchant's key instead of the operator token). */
+  withToken(token: string): Client {
+    return new Client({ ...this.options, token });
+  }
+
   /** Sends the request; a non-2xx answer becomes an ApiError carrying the envelope's code. */
   async call(method: string, path: string, body?: unknown): Promise<unknown> {
     const res = await this.raw(method, path, body);

@@ -37,6 +37,8 @@ export interface Link {
   requestId: string;
   idempotencyKey: string | null;
   requestHash: string | null;
+  /** The test clock it runs on (test mode only): its created_at and expiry follow that clock. Absent: none. */
+  testClockId?: string | null;
 }
 
 /** A validated create request, in domain terms. */
@@ -51,6 +53,7 @@ export interface NewLink {
 
 export interface LinkCreateContext {
   id: string; merchantId: string; livemode: boolean; requestId: string; idempotencyKey: string | null; requestHash: string | null;
+  testClockId?: string | null;
 }
 
 export interface LinkInput {
@@ -95,6 +98,7 @@ export function createLink(input: NewLink, ctx: LinkCreateContext, now: number):
     id: ctx.id, merchantId: ctx.merchantId, livemode: ctx.livemode, type: input.type, amount: input.amount, currency: input.currency,
     description: input.description, maxUses: input.maxUses, uses: 0, holds: {}, expiresAt: input.expiresAt, active: true,
     createdAt: now, updatedAt: now, version: 1, requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey, requestHash: ctx.requestHash,
+    testClockId: ctx.testClockId ?? null,
   };
 }
 

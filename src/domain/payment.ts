@@ -73,6 +73,8 @@ export interface Payment {
   channelId: string | null;
   /** What a gateway checkout session (`cs_…`, source `gateway`) adds; null for merchant API payments. */
   session: GatewaySession | null;
+  /** The test clock it runs on (test mode only): its deadlines and its own times follow that clock. Absent: none. */
+  testClockId?: string | null;
 }
 
 /** A validated create request, in domain terms. */
@@ -102,6 +104,8 @@ export interface CreateContext {
   requestId: string;
   idempotencyKey: string | null;
   requestHash: string | null;
+  /** The test clock the payment is created on (test mode only; absent: none): `now` is then the clock's time. */
+  testClockId?: string | null;
 }
 
 export function createPayment(input: NewPayment, ctx: CreateContext, now: number): Payment {
@@ -115,6 +119,7 @@ export function createPayment(input: NewPayment, ctx: CreateContext, now: number
     createdAt: now, paidAt: null, expiresAt: now + ctx.windowSeconds * 1000, updatedAt: now, version: 1,
     requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey, requestHash: ctx.requestHash, pendingAttempt: null,
     linkId: input.linkId ?? null, channelId: input.channelId ?? null, session: input.session ?? null,
+    testClockId: ctx.testClockId ?? null,
   };
 }
 

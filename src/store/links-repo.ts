@@ -7,7 +7,7 @@ interface LinkRow {
   id: string; merchant_id: string; livemode: boolean; type: string; amount: string | number | null; currency: string;
   description: string | null; max_uses: number | null; uses: number; holds: Record<string, number>; expires_at: Date | null;
   active: boolean; created_at: Date; updated_at: Date; version: number; request_id: string; idempotency_key: string | null;
-  request_hash: string | null; cursor?: string;
+  request_hash: string | null; cursor?: string; test_clock_id?: string | null;
 }
 
 const ms = (d: Date | null): number | null => (d === null ? null : d.getTime());
@@ -19,6 +19,7 @@ export function rowToLink(r: LinkRow): Link {
     amount: r.amount === null ? null : Number(r.amount), currency: r.currency, description: r.description, maxUses: r.max_uses,
     uses: r.uses, holds: r.holds ?? {}, expiresAt: ms(r.expires_at), active: r.active, createdAt: r.created_at.getTime(),
     updatedAt: r.updated_at.getTime(), version: r.version, requestId: r.request_id, idempotencyKey: r.idempotency_key, requestHash: r.request_hash,
+    testClockId: r.test_clock_id ?? null,
   };
 }
 
@@ -27,11 +28,11 @@ export async function insertLink(db: pg.Pool, l: Link): Promise<{ kind: 'created
   const res = await db.query({
     name: 'link_insert',
     text: `INSERT INTO links (id, merchant_id, livemode, type, amount, currency, description, max_uses, uses, holds, expires_at, active,
-             created_at, updated_at, version, request_id, idempotency_key, request_hash)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, '{}', $9, true, $10, $10, 1, $11, $12, $13)
+             created_at, updated_at, version, request_id, idempotency_key, request_hash, test_clock_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, '{}', $9, true, $10, $10, 1, $11, $12, $13, $14)
            ON CONFLICT (merchant_id, livemode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING id`,
     values: [l.id, l.merchantId, l.livemode, l.type, l.amount, l.currency, l.description, l.maxUses, iso(l.expiresAt), iso(l.createdAt),
-      l.requestId, l.idempotencyKey, l.requestHash],
+      l.requestId, l.idempotencyKey, l.requestHash, l.testClockId ?? null],
   });
   if (res.rowCount === 1) return { kind: 'created', link: l };
   const existing = await findLinkByIdempotencyKey(db, l.merchantId, l.livemode, l.idempotencyKey!);

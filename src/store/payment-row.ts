@@ -8,7 +8,7 @@ export interface PaymentRow {
   card: Payment['card']; failure: Payment['failure']; return_url: string | null; locale: string | null; source: string;
   created_at: Stamp; paid_at: Stamp | null; expires_at: Stamp; updated_at: Stamp;
   version: number; request_id: string; idempotency_key: string | null; request_hash: string | null;
-  pending_attempt?: string | null; link_id?: string | null; channel_id?: string | null; session?: Payment['session'];
+  pending_attempt?: string | null; link_id?: string | null; channel_id?: string | null; session?: Payment['session']; test_clock_id?: string | null;
 }
 
 /** A timestamptz as pg gives it: a Date by default, epoch ms through MS_TIMESTAMPS (timestamps.ts), text in JSON copies. */
@@ -27,6 +27,7 @@ export function rowToPayment(r: PaymentRow): Payment {
     updatedAt: ms(r.updated_at), version: r.version, requestId: r.request_id,
     idempotencyKey: r.idempotency_key, requestHash: r.request_hash, pendingAttempt: r.pending_attempt ?? null,
     linkId: r.link_id ?? null, channelId: r.channel_id ?? null, session: r.session ?? null,
+    testClockId: r.test_clock_id ?? null,
   };
 }
 
@@ -34,7 +35,7 @@ export function rowToPayment(r: PaymentRow): Payment {
 export const INSERT_COLUMNS = [
   'id', 'merchant_id', 'livemode', 'status', 'amount', 'currency', 'amount_refunded', 'fee', 'net', 'charged',
   'order_id', 'description', 'metadata', 'method', 'customer', 'card', 'failure', 'return_url', 'locale', 'source',
-  'created_at', 'paid_at', 'expires_at', 'updated_at', 'version', 'request_id', 'idempotency_key', 'request_hash', 'link_id', 'channel_id', 'session',
+  'created_at', 'paid_at', 'expires_at', 'updated_at', 'version', 'request_id', 'idempotency_key', 'request_hash', 'link_id', 'channel_id', 'session', 'test_clock_id',
 ] as const;
 
 const iso = (v: number | null): string | null => (v === null ? null : new Date(v).toISOString());
@@ -51,6 +52,6 @@ export function paymentToRecord(p: Payment): Record<(typeof INSERT_COLUMNS)[numb
     metadata: p.metadata, method: p.method, customer: p.customer, card: p.card, failure: p.failure, return_url: p.returnUrl,
     locale: p.locale, source: p.source, created_at: iso(p.createdAt), paid_at: iso(p.paidAt), expires_at: iso(p.expiresAt),
     updated_at: iso(p.updatedAt), version: p.version, request_id: p.requestId, idempotency_key: p.idempotencyKey,
-    request_hash: p.requestHash, link_id: p.linkId, channel_id: p.channelId, session: p.session,
+    request_hash: p.requestHash, link_id: p.linkId, channel_id: p.channelId, session: p.session, test_clock_id: p.testClockId ?? null,
   };
 }

@@ -6,6 +6,7 @@ import type { Payment, PaymentStatus } from '../domain/payment.js';
 import type { CheckoutState } from '../domain/checkout.js';
 import { GATEWAY_DELIVERABLE, MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
 import { INSERT_COLUMNS, paymentToRecord, rowToPayment, type PaymentRow } from './payment-row.js';
+import { due } from './test-clocks-repo.js';
 
 const COLUMNS = INSERT_COLUMNS.join(', ');
 
@@ -146,8 +147,9 @@ WITH v AS (
   FROM upd JOIN unnest($12::text[], $13::text[], $14::text[]) AS e(pid, eid, type) ON e.pid = upd.id
   RETURNING id, aggregate_id, merchant_id, api, type, created_at
 ), dl AS (
-  INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
-  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, ev.created_at, ev.created_at
+  INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at, test_clock_id)
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, ev.created_at, ev.created_at,
+    (SELECT upd.test_clock_id FROM upd WHERE upd.id = ev.aggregate_id)
   FROM ev JOIN webhook_settings ws ON ws.merchant_id = ev.merchant_id AND ws.api = 'merchant' AND ws.channel_id IS NULL
     AND (ws.events IS NULL OR ev.type = ANY(ws.events))
   WHERE ev.type = ANY($15::text[]) AND ev.api = 'merchant'
@@ -156,8 +158,8 @@ WITH v AS (
   -- A gateway session's event: one delivery whose target (session URL, channel webhook, channel
   -- row, merchant-wide row) is resolved at each attempt (src/domain/webhook-target.ts), queued
   -- when any of the four exists.
-  INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
-  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, ev.created_at, ev.created_at
+  INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at, test_clock_id)
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, ev.created_at, ev.created_at, upd.test_clock_id
   FROM ev JOIN upd ON upd.id = ev.aggregate_id
   WHERE ev.api = 'gateway' AND ev.type = ANY($21::text[])
     AND (upd.session->>'webhookUrl' IS NOT NULL
@@ -234,7 +236,8 @@ export async function cursorOf(db: pg.Pool, merchantId: string, livemode: boolea
 }
 
 /**
- * Leases due pending payments for expiry so that several processes share the work without
+ * Leases due pending payments for expiry (due on the payment's test clock when it has one, else on
+ * Postgres's time: one query for both) so that several processes share the work without
  * handing one payment to two of them at once. The lease only routes work; the actor's
  * version-checked update decides.
  */
@@ -242,7 +245,7 @@ export async function claimDuePayments(db: pg.Pool, limit: number, leaseSeconds 
   const res = await db.query({
     name: 'payments_claim_due',
     text: `UPDATE payments SET expiry_lease = now() + make_interval(secs => $2)
-           WHERE id IN (SELECT id FROM payments WHERE status = 'pending' AND expires_at <= now()
+           WHERE id IN (SELECT id FROM payments WHERE status = 'pending' AND ${due('expires_at', 'payments.test_clock_id')}
                           AND (expiry_lease IS NULL OR expiry_lease < now())
                         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
            RETURNING id`,
@@ -260,7 +263,7 @@ export async function claimLapsedAuthorizations(db: pg.Pool, limit: number, leas
   const res = await db.query({
     name: 'payments_claim_lapsed_auth',
     text: `UPDATE payments SET expiry_lease = now() + make_interval(secs => $2)
-           WHERE id IN (SELECT id FROM payments WHERE status = 'authorized' AND expires_at <= now() AND pending_attempt IS NULL
+           WHERE id IN (SELECT id FROM payments WHERE status = 'authorized' AND ${due('expires_at', 'payments.test_clock_id')} AND pending_attempt IS NULL
                           AND (expiry_lease IS NULL OR expiry_lease < now())
                         ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
            RETURNING id`,

@@ -1,6 +1,7 @@
 // SQL for webhook settings, deliveries and attempts.
 import type pg from 'pg';
 import { eventId, prefixedId, randomString } from '../domain/ids.js';
+import { due, nowOf } from './test-clocks-repo.js';
 
 export interface WebhookSettings {
   id: string; merchantId: string; api: 'merchant' | 'gateway'; channelId: string | null; url: string; events: string[] | null;
@@ -101,14 +102,15 @@ export interface ClaimedDelivery {
 }
 
 // Due times and leases are Postgres's time (now()), never a process's clock: processes whose clocks
-// drift apart still agree on what is due and whose lease ran out.
+// drift apart still agree on what is due and whose lease ran out. A delivery of an event of an object
+// on a test clock is due, and retried, on that clock's time (its lease stays on Postgres's time).
 // Candidates are locked (SKIP LOCKED), then at most `room` per endpoint are taken, where room is the
 // per-endpoint bound less what this process already has in flight there; the rest stay untouched.
 const CLAIM_SQL = `
 WITH cand AS (
   SELECT id, settings_id, next_attempt_at FROM webhook_deliveries
   WHERE ($4::text IS NULL OR id = $4)
-    AND ((status = 'pending' AND (next_attempt_at <= now() OR $7::boolean)) OR (status = 'delivering' AND lease_until < now()))
+    AND ((status = 'pending' AND (${due('next_attempt_at', 'webhook_deliveries.test_clock_id')} OR $7::boolean)) OR (status = 'delivering' AND lease_until < now()))
   ORDER BY next_attempt_at LIMIT $1 * 4 FOR UPDATE SKIP LOCKED
 ), pick AS (
   SELECT x.id FROM (
@@ -145,7 +147,7 @@ export async function claimDeliveries(db: pg.Pool, o: { limit: number; leaseMs: 
 
 export interface AttemptRecord {
   deliveryId: string; attempt: number; startedAt: number; durationMs: number; statusCode: number | null; error: string | null;
-  /** The delivery's next state; a retry is due `delayMs` after Postgres's now. */
+  /** The delivery's next state; a retry is due `delayMs` after Postgres's now (its test clock's time, when on one). */
   next: { status: string; delayMs?: number };
 }
 
@@ -158,7 +160,7 @@ WITH att AS (
   INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
   VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
 )
-UPDATE webhook_deliveries SET status = $7, next_attempt_at = COALESCE(now() + make_interval(secs => $8::float8 / 1000), next_attempt_at), lease_until = NULL,
+UPDATE webhook_deliveries SET status = $7, next_attempt_at = COALESCE(${nowOf('webhook_deliveries.test_clock_id')} + make_interval(secs => $8::float8 / 1000), next_attempt_at), lease_until = NULL,
   last_status = $5, last_error = $6, updated_at = now()
 WHERE id = $1 AND attempts = $2 AND status = 'delivering'`,
     values: [a.deliveryId, a.attempt, new Date(a.startedAt).toISOString(), a.durationMs, a.statusCode, a.error, a.next.status,

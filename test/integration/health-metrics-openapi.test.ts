@@ -5,6 +5,7 @@ import { gatewayChannelRoutes } from '../../src/http/routes/gateway-channels.js'
 import { gatewayPayoutRoutes } from '../../src/http/routes/gateway-payouts.js';
 import { gatewayCheckoutRoutes } from '../../src/http/routes/gateway-checkout.js';
 import { gatewayPaymentRoutes } from '../../src/http/routes/gateway-payments.js';
+import { testClockRoutes } from '../../src/http/routes/test-clocks.js';
 import pg from 'pg';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestServer, ADMIN } from '../helpers/server.js';
@@ -46,11 +47,17 @@ t.test('OpenAPI 3.1 generated from the schemas validates', async (t) => {
   t.ok(r.body.paths['/links'].post && r.body.paths['/links'].get && r.body.paths['/links/{id}'].get && r.body.paths['/links/{id}/deactivate'].post, 'payment links');
   t.same(r.body.components.schemas.PaymentLink.required.slice(0, 3), ['id', 'object', 'livemode']);
   // Every gateway key-authenticated route is documented, under the gateway's own server.
-  for (const route of [...gatewayChannelRoutes, ...gatewayPayoutRoutes, ...gatewayCheckoutRoutes, ...gatewayPaymentRoutes]) {
+  for (const route of [...gatewayChannelRoutes, ...gatewayPayoutRoutes, ...gatewayCheckoutRoutes, ...gatewayPaymentRoutes, ...testClockRoutes.filter((x) => x.api === 'gateway')]) {
     const path = route.path.replace(/:(\w+)/g, '{$1}');
     t.ok(r.body.paths[path]?.[route.method.toLowerCase()], `${route.method} ${path} documented`);
     t.equal(r.body.paths[path]?.servers?.[0]?.url, r.body.servers[0].url.replace(/\/api\/v2$/, ''), `${path} names the gateway server`);
   }
+  // Test clocks (issue 26): the merchant API's under its own server, with the schemas they name.
+  for (const route of testClockRoutes.filter((x) => x.api === 'merchant')) {
+    t.ok(r.body.paths[route.path.replace(/^\/api\/v2/, '').replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()], `${route.method} ${route.path} documented`);
+  }
+  t.same(r.body.components.schemas.AdvanceTestClockRequest.required, ['frozen_time']);
+  t.ok(r.body.components.schemas.CreatePaymentRequest.properties.test_clock && r.body.components.schemas.CreateGatewayPaymentRequest.properties.test_clock);
   t.same(r.body.components.schemas.CreateChannelRequest.required, ['slug', 'name']);
   t.same(r.body.components.schemas.CreateCheckoutRequest.required, ['amount', 'currency']);
   t.equal(r.body.components.schemas.CreateCheckoutRequest.properties.description.maxLength, 500);

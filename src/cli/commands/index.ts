@@ -6,5 +6,6 @@ import { merchantCommands } from './merchants.js';
 import { reconciliationCommands } from './reconciliation.js';
 import { systemCommands } from './system.js';
 import { webhookCommands } from './webhooks.js';
+import { testClockCommands } from './test-clocks.js';
 
-export const COMMANDS: readonly Command[] = [...merchantCommands, ...keyCommands, ...webhookCommands, ...listenCommands, ...reconciliationCommands, ...systemCommands];
+export const COMMANDS: readonly Command[] = [...merchantCommands, ...keyCommands, ...webhookCommands, ...listenCommands, ...reconciliationCommands, ...systemCommands, ...testClockCommands];

@@ -21,6 +21,7 @@ import { effectiveMethods } from '../catalog.js';
 import type { Ctx } from '../context.js';
 import { channelScopeRefusal, gatewayRoute, principalOf, resolveChannelForSession } from '../gateway.js';
 import { createMailbox, idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { clockForCreate } from '../test-clock-ref.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import { sbpMembersAnswer } from '../sbp-list.js';
@@ -79,6 +80,8 @@ async function createSession(ctx: Ctx, s: Services, who: Principal, b: Body, bod
   if (key !== undefined && key.length > CHECKOUT_KEY_MAX) return sendFailure(ctx, fail('idempotency_key_invalid', 'Idempotency-Key', `at most ${CHECKOUT_KEY_MAX} characters here`));
   const planned = await plan(s, who, b);
   if (isFailure(planned)) return sendFailure(ctx, planned as ApiFailure);
+  const clock = await clockForCreate(s, who, (b as { test_clock?: string }).test_clock);
+  if ('code' in clock) return sendFailure(ctx, clock);
   const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'session', CHECKOUT_PATH, body);
   if ('code' in idem) return sendFailure(ctx, idem);
   const idemKey = idem.key;
@@ -92,7 +95,7 @@ async function createSession(ctx: Ctx, s: Services, who: Principal, b: Body, bod
         id, merchantId: who.merchant.id, livemode: who.livemode,
         fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },
         windowSeconds: s.config.sessionWindowSeconds, requestId: ctx.requestId,
-        idempotencyKey: idemKey, requestHash: idemKey ? idem.hash : null,
+        idempotencyKey: idemKey, requestHash: idemKey ? idem.hash : null, testClockId: clock.testClockId,
       },
     });
     return reply.ok ? { answer: render(reply.payment), replayed: reply.replayed } : { failure: reply.failure };

@@ -17,6 +17,7 @@ import { findGatewayPayment, listGatewayPayments, type GatewayNameFilters, type 
 import type { Ctx } from '../context.js';
 import { gatewayRoute, principalOf } from '../gateway.js';
 import { createMailbox, idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { clockForCreate } from '../test-clock-ref.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -193,6 +194,8 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
     metadata: b.metadata, webhook_url: b.webhook_url, channel_id: b.channel_id,
   });
   if (isFailure(planned)) return sendFailure(ctx, planned as ApiFailure);
+  const clock = await clockForCreate(s, who, b.test_clock);
+  if ('code' in clock) return sendFailure(ctx, clock);
   const input = { ...planned.input, method: 'card' as const, session: { ...planned.input.session, captureMethod: b.capture_method ?? 'automatic' } };
   // The hash covers the request without the card number (never kept, not even hashed).
   const hashed = { ...b, card: b.card ? { last4: b.card.number.slice(-4), exp_month: b.card.exp_month, exp_year: b.card.exp_year } : undefined };
@@ -207,6 +210,7 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
       ctx: {
         id, merchantId: who.merchant.id, livemode: who.livemode, fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },
         windowSeconds: s.config.sessionWindowSeconds, requestId: ctx.requestId, idempotencyKey: idem.key, requestHash: idem.key ? idem.hash : null,
+        testClockId: clock.testClockId,
       },
     });
     if (!created.ok) return { failure: created.failure };

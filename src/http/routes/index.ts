@@ -23,6 +23,7 @@ import { gatewayChannelRoutes } from './gateway-channels.js';
 import { gatewayPayoutRoutes } from './gateway-payouts.js';
 import { gatewayCheckoutRoutes } from './gateway-checkout.js';
 import { gatewayPaymentRoutes } from './gateway-payments.js';
+import { testClockRoutes } from './test-clocks.js';
 
 export const allRoutes: Route[] = [
   ...merchantPaymentRoutes,
@@ -48,4 +49,5 @@ export const allRoutes: Route[] = [
   ...gatewayPayoutRoutes,
   ...gatewayCheckoutRoutes,
   ...gatewayPaymentRoutes,
+  ...testClockRoutes,
 ];

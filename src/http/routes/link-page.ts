@@ -17,6 +17,7 @@ import { readBody, type Ctx } from '../context.js';
 import { pageLang, redirect, sendHtml } from '../html-reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
+import { nowFor } from '../test-clock-ref.js';
 
 const FORM_LIMIT = 2048;
 const REFUSALS = new Set(['link_inactive', 'link_expired', 'link_exhausted', 'link_busy']);
@@ -43,7 +44,7 @@ function show(ctx: Ctx, s: Services, status: number, link: Link, merchantName: s
 async function linkPage(ctx: Ctx, s: Services): Promise<void> {
   const lang = pageLang(ctx, null);
   const found = await load(ctx, s, lang);
-  if (found) show(ctx, s, 200, found.link, found.merchant.name, lang, refusalOf(found.link, Date.now()));
+  if (found) show(ctx, s, 200, found.link, found.merchant.name, lang, refusalOf(found.link, await nowFor(s, found.link.testClockId)));
 }
 
 function payLink(ctx: Ctx, s: Services): Promise<void> {
@@ -69,7 +70,7 @@ function payLink(ctx: Ctx, s: Services): Promise<void> {
     let amount: number | null = null;
     if (link.amount === null) {
       amount = typed === null ? null : parseMajorAmount(typed, link.currency);
-      const refusal = refusalOf(link, Date.now());
+      const refusal = refusalOf(link, await nowFor(s, link.testClockId));
       if (amount === null && !refusal) return show(ctx, s, 422, link, merchantName, lang, null, typed?.slice(0, 20) ?? '', true);
     }
     const reply = await s.dispatcher.send({

@@ -8,6 +8,7 @@ import { findLink, linkCursorOf, listLinks } from '../../store/links-repo.js';
 import type { Principal } from '../auth.js';
 import type { Ctx } from '../context.js';
 import { createMailbox, idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { clockForCreate, nowFor } from '../test-clock-ref.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -19,19 +20,22 @@ async function createLink(ctx: Ctx, s: Services, raw: unknown): Promise<void> {
   const body = dropNulls(raw);
   const checked = validateCreate(body);
   if (!checked.ok) return sendFailure(ctx, checked.failure);
-  const rules = applyLinkRules(checked.value as LinkInput, who.merchant, Date.now());
+  // On a test clock, expires_at must be after the clock's time (test-clock-ref.ts).
+  const clock = await clockForCreate(s, who, checked.value.test_clock);
+  if ('code' in clock) return sendFailure(ctx, clock);
+  const rules = applyLinkRules(checked.value as LinkInput, who.merchant, clock.now);
   if (!rules.ok) return sendFailure(ctx, fail(rules.code, rules.param, rules.detail));
 
   const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'link', '/api/v2/links', body);
   if ('code' in idem) return sendFailure(ctx, idem);
   const idemKey = idem.key;
   const hash = idemKey ? idem.hash : null;
-  const render = (l: Link): StoredAnswer => ({ status: 201, body: JSON.stringify(toLinkResource(l, s.config.publicBaseUrl, l.requestId, Date.now())), requestId: l.requestId });
+  const render = (l: Link): StoredAnswer => ({ status: 201, body: JSON.stringify(toLinkResource(l, s.config.publicBaseUrl, l.requestId, l.testClockId ? l.createdAt : Date.now())), requestId: l.requestId });
   await runIdempotent(ctx, s, idem, async () => {
     const id = prefixedId('lnk', 20);
     const reply = await s.dispatcher.send({
       kind: 'link.create', id, input: rules.value, mailbox: createMailbox(idem),
-      ctx: { id, merchantId: who.merchant.id, livemode: who.livemode, requestId: ctx.requestId, idempotencyKey: idemKey, requestHash: hash },
+      ctx: { id, merchantId: who.merchant.id, livemode: who.livemode, requestId: ctx.requestId, idempotencyKey: idemKey, requestHash: hash, testClockId: clock.testClockId },
     });
     return reply.ok ? { answer: render(reply.link), replayed: reply.replayed } : { failure: reply.failure };
   });
@@ -48,7 +52,7 @@ async function ownLink(ctx: Ctx, s: Services): Promise<Link | null> {
 
 async function getLink(ctx: Ctx, s: Services): Promise<void> {
   const l = await ownLink(ctx, s);
-  if (l) sendJson(ctx, 200, toLinkResource(l, s.config.publicBaseUrl, ctx.requestId, Date.now()));
+  if (l) sendJson(ctx, 200, toLinkResource(l, s.config.publicBaseUrl, ctx.requestId, await nowFor(s, l.testClockId)));
 }
 
 async function deactivateLink(ctx: Ctx, s: Services): Promise<void> {
@@ -56,7 +60,7 @@ async function deactivateLink(ctx: Ctx, s: Services): Promise<void> {
   if (!l) return;
   const reply = await s.dispatcher.send({ kind: 'link.deactivate', id: l.id });
   if (!reply.ok) return sendFailure(ctx, reply.failure);
-  sendJson(ctx, 200, toLinkResource(reply.link, s.config.publicBaseUrl, ctx.requestId, Date.now()));
+  sendJson(ctx, 200, toLinkResource(reply.link, s.config.publicBaseUrl, ctx.requestId, await nowFor(s, reply.link.testClockId)));
 }
 
 async function listLinksHandler(ctx: Ctx, s: Services): Promise<void> {
@@ -77,10 +81,11 @@ async function listLinksHandler(ctx: Ctx, s: Services): Promise<void> {
     startingAfter = found;
   }
   const { links, hasMore } = await listLinks(s.db, { merchantId: who.merchant.id, livemode: who.livemode, limit, startingAfter });
-  const now = Date.now();
+  // A link on a test clock is judged at its clock's time (one read per clocked link; test mode only).
+  const nows = await Promise.all(links.map((l) => nowFor(s, l.testClockId)));
   sendJson(ctx, 200, {
     object: 'list',
-    data: links.map((l) => toLinkResource(l, s.config.publicBaseUrl, ctx.requestId, now)),
+    data: links.map((l, i) => toLinkResource(l, s.config.publicBaseUrl, ctx.requestId, nows[i])),
     has_more: hasMore,
     next_cursor: hasMore ? links[links.length - 1].id : null,
     request_id: ctx.requestId,

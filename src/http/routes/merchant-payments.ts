@@ -9,6 +9,7 @@ import { findPaymentByOrder } from '../../store/payments-repo.js';
 import type { Principal } from '../auth.js';
 import type { Ctx } from '../context.js';
 import { createMailbox, idempotencyOf, runIdempotent } from '../idempotent.js';
+import { clockForCreate } from '../test-clock-ref.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
@@ -26,6 +27,8 @@ async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void>
   // Test mode on the embedded default also takes a loopback return_url, as webhooks do there.
   const rules = applyPaymentRules(checked.value as PaymentInput, who.merchant, 'api', { loopbackReturnUrl: !who.livemode && s.config.webhooks.allowLoopbackTest === true });
   if (!rules.ok) return sendFailure(ctx, fail(rules.code, rules.param, rules.detail));
+  const clock = await clockForCreate(s, who, checked.value.test_clock);
+  if ('code' in clock) return sendFailure(ctx, clock);
 
   const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'payment', '/api/v2/payments', body);
   if ('code' in idem) return sendFailure(ctx, idem);
@@ -39,7 +42,7 @@ async function createPayment(ctx: Ctx, s: Services, raw: unknown): Promise<void>
         id, merchantId: who.merchant.id, livemode: who.livemode,
         fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },
         windowSeconds: s.config.paymentWindowSeconds, requestId: ctx.requestId,
-        idempotencyKey: idemKey, requestHash: hash,
+        idempotencyKey: idemKey, requestHash: hash, testClockId: clock.testClockId,
       },
     });
     // replayed: Postgres already held the key for this request.
