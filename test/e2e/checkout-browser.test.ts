@@ -69,7 +69,7 @@ async function run() {
     await page.screenshot({ path: artifact('3ds-acs-page'), fullPage: true });
     await page.click('#approve');
     await outcome(page, 'succeeded');
-    t.match(page.url(), new RegExp(`/pay/${id}$`));
+    t.match(page.url(), new RegExp(`/pay/${id}\\?lang=en$`));
     await page.screenshot({ path: artifact('3ds-pass'), fullPage: true });
     await context.close();
   });
@@ -95,7 +95,7 @@ async function run() {
     await page.screenshot({ path: artifact('3ds-acs-form-post'), fullPage: true });
     await page.click('#approve');
     await outcome(page, 'succeeded');
-    t.match(page.url(), new RegExp(`/pay/${id}$`));
+    t.match(page.url(), new RegExp(`/pay/${id}\\?lang=en$`));
     const p = await s.request('GET', `/api/v2/payments/${id}`, { key: m.key });
     t.equal(p.body.status, 'succeeded', 'the answer reached the payment');
     await context.close();

@@ -110,13 +110,13 @@ t.test('the sandbox ACS: framed under the same list; the parent returns only whe
   t.match(await listed.text(), '<input type="hidden" name="origin" value="https://shop.example">');
   const back = await answer(c1.id, { ref: c1.ref, answer: 'Y', origin: 'https://shop.example' });
   t.equal(back.status, 302);
-  t.equal(back.headers.get('location'), `/pay/${c1.id}?origin=https%3A%2F%2Fshop.example`);
+  t.equal(back.headers.get('location'), `/pay/${c1.id}?lang=en&origin=https%3A%2F%2Fshop.example`);
 
   const c2 = await challenge();
   const unlisted = await fetch(`${c2.url}&origin=${encodeURIComponent('https://evil.example')}`);
   t.notMatch(await unlisted.text(), 'name="origin"', 'an unlisted parent is not carried');
   const back2 = await answer(c2.id, { ref: c2.ref, answer: 'Y', origin: 'https://evil.example' });
-  t.equal(back2.headers.get('location'), `/pay/${c2.id}`, 'nor returned to');
+  t.equal(back2.headers.get('location'), `/pay/${c2.id}?lang=en`, 'nor returned to');
   await patch({ allowed_domains: [] });
   const c3 = await challenge();
   t.equal(ancestors((await fetch(c3.url)).headers), "'none'", 'an empty list: the ACS is not framable');
