@@ -6,7 +6,7 @@
 // The card form checks every field before sending (the server's rules: Luhn and 12-19 digits, a
 // month 1-12 not past and at most 20 years ahead, 3 digits or 4 for American Express) and says what
 // is wrong under each field at once; the number is grouped in fours (Amex 4-6-5) as it is typed.
-// Next-action addresses of this service (the sandbox bank's pages) carry the page's language.
+// Next-action addresses of this service (D.service: the sandbox bank's pages) carry the page's language.
 export const PAY_SCRIPT = `(function(){
 var D=JSON.parse(document.getElementById('pe-data').textContent);
 function $(s){return document.querySelector(s)}
@@ -18,11 +18,11 @@ function error(msg){var e=$('#error');if(!e)return;e.textContent=msg||'';e.hidde
 function lock(on){$$('button.primary,button.secondary').forEach(function(b){b.disabled=on})}
 var polling=false;
 function poll(){if(polling)return;polling=true;status(D.t.waiting);(function tick(){setTimeout(function(){api('/status').then(function(r){if(r.body&&FINAL[r.body.status])location.reload();else tick()},tick)},1500)})()}
-function withLang(u){try{if(new URL(u,location.href).origin!==location.origin)return u}catch(e){return u}return u+(u.indexOf('?')<0?'?':'&')+'lang='+D.lang}
+function withLang(u){try{if(new URL(u).origin!==D.service)return u}catch(e){return u}return u+(u.indexOf('?')<0?'?':'&')+'lang='+D.lang}
 function showQr(a){var p=$('#sbp-qr');if(!p)return;p.hidden=false;var img=$('#qr-img');if(a.qr_image_url)img.src=a.qr_image_url;else img.hidden=true;
 $$('#banks a').forEach(function(l){l.href=withLang(a.deeplink+(a.deeplink.indexOf('?')<0?'?':'&')+'member='+l.getAttribute('data-member'))});var b=$('#sbp-start');if(b)b.hidden=true}
 function act(a){if(!a){poll();return}
-if(a.type==='three_ds_challenge'){location.href=a.acs_url+'?creq='+encodeURIComponent(a.creq)+'&lang='+D.lang+(D.parentOrigin?'&origin='+encodeURIComponent(D.parentOrigin):'');return}
+if(a.type==='three_ds_challenge'){location.href=withLang(a.acs_url+'?creq='+encodeURIComponent(a.creq)+(D.parentOrigin?'&origin='+encodeURIComponent(D.parentOrigin):''));return}
 if(a.type==='redirect'){location.href=withLang(a.redirect_url);return}
 if(a.type==='show_qr'){showQr(a);poll();return}poll()}
 function handle(r){lock(false);status('');if(r.status!==200){error(r.body&&r.body.error?r.body.error.message:D.t.error);return}

@@ -28,6 +28,8 @@ export interface PayPageModel {
   autoReturnMs: number;
   /** The allowlisted origin of the merchant page framing this one (embedded form), else null. */
   parentOrigin: string | null;
+  /** The service's own origin (PUBLIC_BASE_URL's): its next-action pages (the sandbox bank's) get the page's language. */
+  serviceOrigin: string;
   /** A gateway session's channel branding (over the merchant's defaults), else null. */
   branding?: { logoUrl: string | null; primaryColor: string | null; customTitle: string | null } | null;
 }
@@ -99,9 +101,11 @@ function panel(m: EffectiveMethod, model: PayPageModel, first: boolean): string 
   }
 }
 
-/** A next-action address with the page's language added, so the bank's page speaks it too. */
-function withLang(url: string, lang: PageLang): string {
-  return `${url}${url.includes('?') ? '&' : '?'}lang=${lang}`;
+/** A next-action address of this service (the sandbox bank) with the page's language added, so its page speaks it too. */
+function withLang(url: string, model: PayPageModel): string {
+  let own = false;
+  try { own = new URL(url).origin === model.serviceOrigin; } catch { /* not absolute: not ours to change */ }
+  return own ? `${url}${url.includes('?') ? '&' : '?'}lang=${model.lang}` : url;
 }
 
 function checkoutBody(model: PayPageModel): string {
@@ -118,9 +122,9 @@ function checkoutBody(model: PayPageModel): string {
     return `<button role="tab" type="button" class="${rows[i]}" id="tab-${m.method}" aria-controls="panel-${m.method}" aria-selected="${on}" tabindex="${on ? 0 : -1}">${METHOD_NAMES[model.lang][m.method]}</button>`;
   }).join('')}</div>`;
   const threeDs = checkout.awaiting === 'three_ds' && checkout.nextAction?.type === 'three_ds_challenge'
-    ? `<a class="primary" id="continue-3ds" href="${escapeHtml(`${checkout.nextAction.acs_url}?creq=${encodeURIComponent(checkout.nextAction.creq)}&lang=${model.lang}${model.parentOrigin ? `&origin=${encodeURIComponent(model.parentOrigin)}` : ''}`)}">${t.threeDs}</a>` : '';
+    ? `<a class="primary" id="continue-3ds" href="${escapeHtml(withLang(`${checkout.nextAction.acs_url}?creq=${encodeURIComponent(checkout.nextAction.creq)}${model.parentOrigin ? `&origin=${encodeURIComponent(model.parentOrigin)}` : ''}`, model))}">${t.threeDs}</a>` : '';
   const wallet = checkout.awaiting === 'wallet' && checkout.nextAction?.type === 'redirect'
-    ? `<a class="primary" id="continue-wallet" href="${escapeHtml(withLang(checkout.nextAction.redirect_url, model.lang))}">${t.toWallet}</a>` : '';
+    ? `<a class="primary" id="continue-wallet" href="${escapeHtml(withLang(checkout.nextAction.redirect_url, model))}">${t.toWallet}</a>` : '';
   const cancel = model.payment.session ? `<button class="secondary" type="button" id="cancel-session">${t.cancelSession}</button>` : '';
   return `${model.fallback ? `<p class="muted">${t.fallback}</p>` : ''}${tabs}${methods.map((m) => panel(m, model, m === selected)).join('')}${threeDs}${wallet}${cancel}
 <p id="error" class="error" role="alert" tabindex="-1" hidden></p>
@@ -147,7 +151,7 @@ export function renderPayPage(model: PayPageModel): string {
     id: p.id, lang, t: { waiting: t.waiting, processing: t.processing, error: t.error },
     fieldErrors: { number: messageFor('card_number_invalid', lang), exp: messageFor('card_expiry_invalid', lang), cvc: messageFor('card_cvc_invalid', lang) },
     awaiting: pending ? model.checkout.awaiting : null, nextAction: pending ? nextActionView(model.checkout.nextAction) : null,
-    returnTo: back, autoReturnMs: autoMs, status: p.status, parentOrigin: model.parentOrigin,
+    returnTo: back, autoReturnMs: autoMs, status: p.status, parentOrigin: model.parentOrigin, service: model.serviceOrigin,
   };
   const body = `<main><div class="top">${p.livemode ? '<span></span>' : `<span class="badge">${t.testMode}</span>`}${langSwitch(p.id, lang, model.parentOrigin)}</div>
 <div class="box">${brand?.logoUrl ? `<img class="logo" id="brand-logo" src="${escapeHtml(brand.logoUrl)}" alt="">` : ''}${brand?.customTitle ? `<p class="brand" id="brand-title">${escapeHtml(brand.customTitle)}</p>` : ''}<h1>${escapeHtml(p.description ?? t.title)}</h1>${p.orderId ? `<p class="muted">${t.order} ${escapeHtml(p.orderId)}</p>` : ''}

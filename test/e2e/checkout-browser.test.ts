@@ -137,7 +137,7 @@ async function run() {
     await page.waitForSelector('#status:not([hidden])');
     await page.screenshot({ path: artifact('sbp-qr'), fullPage: true });
     const bankLink = await page.getAttribute('#banks a', 'href');
-    t.match(bankLink, /\/sandbox\/sbp\/.*member=100000000111$/);
+    t.match(bankLink, /\/sandbox\/sbp\/.*member=100000000111&lang=en$/);
     const bank = await context.newPage();
     await bank.goto(bankLink!);
     await bank.screenshot({ path: artifact('sbp-bank-page'), fullPage: true });

@@ -43,7 +43,8 @@ async function payPage(ctx: Ctx, s: Services) {
     : null;
   const b = channel?.branding;
   const branding = b ? { logoUrl: b.logo_url ?? null, primaryColor: b.primary_color ?? null, customTitle: b.custom_title ?? null } : null;
-  const html = renderPayPage({ payment, checkout, methods: eff.methods, fallback: eff.fallback, savedCards, sbpMembers, lang, nonce, autoReturnMs: AUTO_RETURN_MS, parentOrigin, branding });
+  const html = renderPayPage({ payment, checkout, methods: eff.methods, fallback: eff.fallback, savedCards, sbpMembers, lang, nonce, autoReturnMs: AUTO_RETURN_MS, parentOrigin, branding,
+    serviceOrigin: new URL(s.config.publicBaseUrl).origin });
   sendFramableHtml(ctx, 200, html, nonce, allowlist, branding?.logoUrl ? new URL(branding.logoUrl).origin : null);
 }
 
