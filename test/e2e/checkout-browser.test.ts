@@ -117,8 +117,8 @@ async function run() {
     const id = await newPayment(s, m.key);
     const { page, context } = await open(id);
     await payCard(page, '4242424242424241');
-    await page.waitForSelector('#error:not([hidden])');
-    t.match(await page.textContent('#error'), /card number is not valid/);
+    await page.waitForSelector('#cc-number-error:not([hidden])'); // the page's own check, under the field
+    t.match(await page.textContent('#cc-number-error'), /card number is not valid/);
     await payCard(page, CARDS.insufficient);
     await outcome(page, 'failed');
     t.match(await page.textContent('#outcome'), /Payment declined[\s\S]*not enough funds/);
