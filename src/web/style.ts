@@ -10,8 +10,8 @@ main{max-width:28rem;margin:0 auto;padding:1rem}
 h1{font-size:1.125rem;margin:0 0 .25rem;word-wrap:break-word}
 .amount{font-size:1.75rem;font-weight:700;margin:0 0 1rem}
 .muted{color:#4b5563;font-size:.875rem}
-.top{display:flex;justify-content:space-between;align-items:center;gap:.5rem;margin-bottom:.75rem;flex-wrap:wrap}
-.langs{white-space:nowrap;flex-shrink:0}.langs a{color:#1d4ed8;margin-left:.5rem}.langs a[aria-current]{font-weight:700;color:#111827;text-decoration:none}
+.top{display:flex;justify-content:space-between;align-items:center;gap:.5rem;margin-bottom:.75rem}.top>*{min-width:0}
+.langs{white-space:nowrap;flex:none}.langs a{color:#1d4ed8;margin-left:.5rem}.langs a[aria-current]{font-weight:700;color:#111827;text-decoration:none}
 .badge{display:inline-block;background:#fef3c7;color:#78350f;border-radius:6px;padding:.125rem .5rem;font-size:.75rem}
 [role=tab]{min-width:0;padding:.5rem .25rem;border:1px solid #d1d5db;border-radius:8px;background:#fff;color:#111827;font:inherit;font-size:.875rem;cursor:pointer}
 [role=tab][aria-selected=true]{border-color:#1d4ed8;background:#eff6ff;font-weight:600}

@@ -103,6 +103,26 @@ async function run() {
     }
   }
 
+  t.test('the language links stay on one line, beside the test badge, at every width from 320 to 1280 px, in every language', async (t) => {
+    const id = await newPayment(s, m.key);
+    const { page, context } = await open(`/pay/${id}?lang=ru`, 320);
+    const wrapped: string[] = [];
+    for (const lang of ['ru', 'az', 'en']) {
+      await page.goto(`${s.url}/pay/${id}?lang=${lang}`);
+      for (let width = 320; width <= 1280; width += 8) {
+        await page.setViewportSize({ width, height: 800 });
+        const m = await page.evaluate(() => {
+          const badge = document.querySelector('.top .badge')!.getBoundingClientRect();
+          const nav = document.querySelector('.langs')!.getBoundingClientRect();
+          return { tops: [...document.querySelectorAll('.langs a')].map((e) => Math.round(e.getBoundingClientRect().top)), beside: nav.top < badge.bottom && nav.bottom > badge.top && nav.left >= badge.right };
+        });
+        if (new Set(m.tops).size !== 1 || !m.beside) wrapped.push(`${lang} ${width}: links at ${m.tops.join(', ')}${m.beside ? '' : ', not beside the badge'}`);
+      }
+    }
+    t.same(wrapped, [], 'no width at which the language links drop below the badge or onto two lines');
+    await context.close();
+  });
+
   t.test('no page of a payment asks for a missing file (favicon included)', async (t) => {
     const ico = await fetch(`${s.url}/favicon.ico`);
     t.equal(ico.status, 200, '/favicon.ico');
