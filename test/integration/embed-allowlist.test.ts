@@ -5,6 +5,8 @@
 // served as JavaScript, cacheable; GET /checkout/{id}/embed-check tells any page whether its origin
 // may frame the payment, and why not; /demo exists only with the demo merchant.
 import t from 'tap';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { EmbedCheckResponse } from '../../src/api/openapi-checkout.js';
 import { startTestServer } from '../helpers/server.js';
 import { CARDS, card, newPayment } from '../helpers/checkout.js';
 
@@ -136,7 +138,9 @@ t.test('GET /checkout/{id}/embed-check: may this origin frame the payment? reada
   const ok = await check('https://shop.example');
   t.equal(ok.status, 200);
   t.equal(ok.headers.get('access-control-allow-origin'), '*');
-  t.match(await ok.json(), { origin: 'https://shop.example', allowed: true });
+  const okBody = await ok.json();
+  t.match(okBody, { origin: 'https://shop.example', allowed: true });
+  t.ok(TypeCompiler.Compile(EmbedCheckResponse).Check(okBody), 'the answer matches the OpenAPI schema');
   const no = await check('https://elsewhere.example');
   t.equal(no.status, 403);
   t.equal(no.headers.get('access-control-allow-origin'), '*', 'the refusal is readable by the page');
