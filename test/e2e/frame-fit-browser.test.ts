@@ -84,8 +84,12 @@ async function run() {
       await fits(t, page, frame, `${width} px, the form`);
       // A forged height from the shop's own window is not the frame's: ignored.
       const before = await frameHeight(page);
-      await page.evaluate((pid) => window.postMessage({ type: 'checkout.resize', payment_id: pid, height: 250 }, '*'), id);
-      await page.evaluate(() => new Promise((r) => setTimeout(r, 0))); // let the message be handled
+      // Messages to one window are dispatched in order: once the marker arrives, the forgery was handled.
+      await page.evaluate((pid) => new Promise<void>((resolve) => {
+        window.addEventListener('message', function marker(e) { if (e.data === 'marker') { window.removeEventListener('message', marker); resolve(); } });
+        window.postMessage({ type: 'checkout.resize', payment_id: pid, height: 250 }, '*');
+        window.postMessage('marker', '*');
+      }), id);
       t.equal(await frameHeight(page), before, 'a height posted by the shop window itself is ignored');
       // An error under the Pay button (the server refuses a holder name with digits).
       await frame.fill('#cc-number', CARDS.success);
