@@ -64,6 +64,12 @@ export const CheckoutStatusResponse = Type.Object({
   request_id: Type.Optional(Type.String()),
 }, { $id: 'CheckoutStatus' });
 
+export const EmbedCheckResponse = Type.Object({
+  origin: Type.String({ description: 'The embedding page\'s origin, canonical' }),
+  allowed: Type.Literal(true),
+  request_id: Type.Optional(Type.String()),
+}, { $id: 'EmbedCheckResponse', description: 'The origin is on the merchant\'s allowed_domains: the hosted page may be framed there' });
+
 function plain(s: TSchema): Record<string, unknown> {
   const { $id: _id, ...rest } = JSON.parse(JSON.stringify(s)) as Record<string, unknown>;
   return rest;
@@ -123,6 +129,21 @@ export function checkoutPaths(publicBaseUrl: string): Record<string, unknown> {
         responses: { 200: { description: 'The status', content: json(ref('CheckoutStatus')) }, 404: E404, 409: E409, 429: E429 },
       },
     },
+    '/checkout/{sessionId}/embed-check': {
+      servers,
+      get: {
+        operationId: 'checkEmbeddingOrigin', summary: 'May the calling page\'s origin frame this payment? (asked by /js/v1/checkout.js at mount)',
+        description: `${PUBLIC} Readable from any origin (Access-Control-Allow-Origin: *). The origin is the request's Origin header, else ?origin=. A refusal is logged with the origin and the merchant.`,
+        security: [], tags,
+        parameters: [sessionId, { name: 'origin', in: 'query', required: false, schema: { type: 'string' }, description: 'The embedding page\'s origin, used when the request carries no Origin header' }],
+        responses: {
+          200: { description: 'EmbedCheckResponse', content: json(ref('EmbedCheckResponse')) },
+          400: gatewayError('VALIDATION_ERROR (reason PARAMETER_MISSING): neither an Origin header nor ?origin='),
+          403: gatewayError('ORIGIN_NOT_ALLOWED: the origin is not on the merchant\'s allowed_domains (named in the message); the browser refuses the frame'),
+          404: E404, 429: E429,
+        },
+      },
+    },
     '/v2/health': {
       servers,
       get: {
@@ -150,5 +171,6 @@ export const checkoutSchemas = () => ({
   SubmitMethodResponse: withNextActionRef(plain(SubmitMethodResponse)),
   CheckoutStatus: withNextActionRef(plain(CheckoutStatusResponse)),
   SubmitMethodRequest: plain(SubmitMethodRequest),
+  EmbedCheckResponse: plain(EmbedCheckResponse),
   PayRequest: plain(PayRequest),
 });

@@ -11,7 +11,7 @@ import { setBodyMemoryLimit } from './body-budget.js';
 import { createCtx, drainBody, observeSent, readBody, type ApiName, type Ctx } from './context.js';
 import { sendFailure } from './reply.js';
 import { bearer, tokenMatches, type KeyRefusal, type Principal } from './auth.js';
-import { answerPreflight, widgetOrigin, WIDGET_PREFIX } from './cors.js';
+import { answerPreflight, grantWidgetOrigin, widgetOrigin, WIDGET_PREFIX } from './cors.js';
 import { gatewayAccess } from '../domain/permissions.js';
 import { checkRate, rateHeaders, type RateDecision } from './rate-limit.js';
 import type { Route } from './route.js';
@@ -130,8 +130,10 @@ async function run(ctx: Ctx, route: Route, s: Services, client: string | null): 
   } else if (route.auth === 'merchant') {
     refusal = await merchantGate(ctx, s);
   } else if (route.auth === 'gateway' || route.auth === 'widget') {
+    const widget = route.path.startsWith(WIDGET_PREFIX);
+    if (widget) grantWidgetOrigin(ctx);
     refusal = await gatewayGate(ctx, s, route);
-    if (!refusal && route.path.startsWith(WIDGET_PREFIX)) refusal = widgetOrigin(ctx, ctx.auth as Principal);
+    if (!refusal && widget) refusal = widgetOrigin(ctx, ctx.auth as Principal, s.log);
   } else if (client !== null) {
     refusal = await publicGate(ctx, s, client);
   }
@@ -251,7 +253,7 @@ export function buildApp(routes: Route[], s: Services): { app: uWS.TemplatedApp;
       ctx.extraHeaders.push(['X-Request-Id', ctx.requestId]);
       const route = list.find((r) => r.method === ctx.method);
       if (!route && ctx.method === 'OPTIONS' && pattern.startsWith(WIDGET_PREFIX)) {
-        answerPreflight(ctx, s, list.map((r) => r.method)).catch(onUnhandled(ctx, s, pattern));
+        answerPreflight(ctx, list.map((r) => r.method));
         return;
       }
       if (!route) {

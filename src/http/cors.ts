@@ -1,13 +1,16 @@
 // CORS for the widget endpoints only (/widget/v1/…): the merchant's page calls them from its own
 // origin. An origin is allowed when it is on the merchant's framing allowlist (operator
-// allowed_domains, shared with the embedded form). A preflight carries no key, so it is answered for
-// an origin that some merchant lists; the request itself then needs the key's merchant to list it
-// (else 403 ORIGIN_NOT_ALLOWED, before anything is done). Requests without Origin (servers) pass.
-import type pg from 'pg';
+// allowed_domains, shared with the embedded form). A preflight carries no key, so it cannot know
+// the merchant: it is granted to every origin, and the request itself needs the key's merchant to
+// list its origin (else 403 ORIGIN_NOT_ALLOWED, before anything is done). Every answer to a request
+// with an Origin carries the CORS grant, so a page off the list reads why it was refused (the
+// envelope) instead of a bare "Failed to fetch"; no credentials are involved (the key travels in a
+// header), so reading a refusal gives a page nothing. Requests without Origin (servers) pass.
+import type { Logger } from '../log.js';
 import { fail, type ApiFailure } from '../errors.js';
 import type { Principal } from './auth.js';
 import { send, type Ctx } from './context.js';
-import type { Services } from './services.js';
+import { sendFailure } from './reply.js';
 
 export const WIDGET_PREFIX = '/widget/v1/';
 const ALLOW_HEADERS = 'authorization, content-type, idempotency-key, x-api-key';
@@ -17,27 +20,32 @@ const corsHeaders = (origin: string): [string, string][] => [
   ['Access-Control-Allow-Origin', origin], ['Vary', 'Origin'], ['Access-Control-Expose-Headers', EXPOSE_HEADERS],
 ];
 
-async function listedBySomeMerchant(db: pg.Pool, origin: string): Promise<boolean> {
-  const r = await db.query({ name: 'cors_origin_listed', text: 'SELECT 1 FROM merchants WHERE allowed_domains @> ARRAY[$1::text] LIMIT 1', values: [origin] });
-  return r.rows.length > 0;
-}
+const MAX_ORIGIN = 300;
 
-/** OPTIONS on a widget path: 204 with the CORS grant for a listed origin, else 403 without one. */
-export async function answerPreflight(ctx: Ctx, s: Services, methods: string[]): Promise<void> {
+/** OPTIONS on a widget path: 204 with the CORS grant for any origin; 403 (in the envelope) without one. */
+export function answerPreflight(ctx: Ctx, methods: string[]): void {
   const origin = ctx.headers.origin;
-  const ok = origin !== undefined && origin.length <= 300 && (await listedBySomeMerchant(s.db, origin));
-  if (!ok) return send(ctx, 403, '', 'text/plain; charset=utf-8', [['Vary', 'Origin']]);
+  if (origin === undefined || origin.length > MAX_ORIGIN) {
+    return sendFailure(ctx, fail('origin_not_allowed', 'Origin', origin === undefined ? 'a CORS preflight needs an Origin header' : `an Origin of at most ${MAX_ORIGIN} characters`), [['Vary', 'Origin']]);
+  }
   send(ctx, 204, '', 'text/plain; charset=utf-8', [
-    ...corsHeaders(origin!), ['Access-Control-Allow-Methods', methods.join(', ')],
+    ...corsHeaders(origin), ['Access-Control-Allow-Methods', methods.join(', ')],
     ['Access-Control-Allow-Headers', ALLOW_HEADERS], ['Access-Control-Max-Age', '600'],
   ]);
 }
 
-/** For a widget request with a key: the CORS headers added to the answer, or the 403 for an unlisted origin. */
-export function widgetOrigin(ctx: Ctx, p: Principal): ApiFailure | null {
+/** Before anything else on a widget path: the CORS grant on whatever the answer will be. */
+export function grantWidgetOrigin(ctx: Ctx): void {
   const origin = ctx.headers.origin;
-  if (origin === undefined) return null;
-  if (!p.merchant.allowedDomains.includes(origin)) return fail('origin_not_allowed', 'Origin', `${origin.slice(0, 100)} is not on the merchant's allowed_domains`);
-  ctx.extraHeaders.push(...corsHeaders(origin));
-  return null;
+  if (origin !== undefined && origin.length <= MAX_ORIGIN) ctx.extraHeaders.push(...corsHeaders(origin));
+}
+
+/** For a widget request with a key: the 403 for an origin the key's merchant does not list (logged with why), else null. */
+export function widgetOrigin(ctx: Ctx, p: Principal, log: Logger): ApiFailure | null {
+  const origin = ctx.headers.origin;
+  if (origin === undefined || p.merchant.allowedDomains.includes(origin)) return null;
+  const shown = origin.slice(0, 100);
+  log.warn({ requestId: ctx.requestId, merchantId: p.merchant.id, origin: shown, route: ctx.route },
+    `widget request refused: origin ${shown} is not on merchant ${p.merchant.id}'s allowed_domains`);
+  return fail('origin_not_allowed', 'Origin', `${shown} is not on the merchant's allowed_domains`);
 }

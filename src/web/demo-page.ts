@@ -5,7 +5,7 @@ import { escapeHtml, layout } from './html.js';
 
 export function demoHeaders(nonce: string, serviceOrigin: string): [string, string][] {
   return [
-    ['Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}' ${serviceOrigin}; style-src 'nonce-${nonce}'; frame-src ${serviceOrigin}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`],
+    ['Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}' ${serviceOrigin}; style-src 'nonce-${nonce}'; img-src 'self'; frame-src ${serviceOrigin}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`],
     ['X-Content-Type-Options', 'nosniff'],
     ['Cache-Control', 'no-store'],
   ];

@@ -3,6 +3,7 @@
 // the choice of language. Pure: the http layer sends what these build.
 import { randomBytes } from 'node:crypto';
 import { currencyExponent } from '../domain/money.js';
+import { FAVICON_PATH } from './favicon.js';
 import { isPageLang, type PageLang } from './i18n.js';
 
 export const escapeHtml = (s: string): string =>
@@ -54,7 +55,7 @@ export function htmlHeaders(nonce: string, frameAncestors: readonly string[] = [
 /** The page skeleton: one nonce'd style element; scripts are added by the caller with the same nonce. */
 export function layout(lang: string, title: string, nonce: string, css: string, body: string): string {
   return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${css}</style></head><body>${body}</body></html>`;
+<meta name="referrer" content="no-referrer"><link rel="icon" href="${FAVICON_PATH}" type="image/svg+xml"><title>${escapeHtml(title)}</title><style nonce="${nonce}">${css}</style></head><body>${body}</body></html>`;
 }
 
 /** The page language: ?lang= first, then the payment's locale, then the request's language. */

@@ -5,9 +5,12 @@ import type { EffectiveMethod } from '../domain/catalog.js';
 import { OPEN, sessionStatus, type CheckoutState } from '../domain/checkout.js';
 import { DEFAULT_AUTO_RETURN_SECONDS, sessionReturnUrl } from '../domain/checkout-session.js';
 import { merchantStatus, type Payment } from '../domain/payment.js';
+import { messageFor } from '../errors.js';
+import { frameHeightTags } from './frame-height.js';
 import { escapeHtml, formatAmount, jsonForHtml, layout } from './html.js';
 import { brandName, FAILURE_TEXTS, METHOD_NAMES, PAGE_LANGS, TEXTS, type PageLang } from './i18n.js';
 import { PAY_SCRIPT } from './pay-script.js';
+import { tabRowClasses } from './tab-rows.js';
 import { CSS } from './style.js';
 
 /** A bank of the SBP list, as the page shows it. */
@@ -25,6 +28,8 @@ export interface PayPageModel {
   autoReturnMs: number;
   /** The allowlisted origin of the merchant page framing this one (embedded form), else null. */
   parentOrigin: string | null;
+  /** The service's own origin (PUBLIC_BASE_URL's): its next-action pages (the sandbox bank's) get the page's language. */
+  serviceOrigin: string;
   /** A gateway session's channel branding (over the merchant's defaults), else null. */
   branding?: { logoUrl: string | null; primaryColor: string | null; customTitle: string | null } | null;
 }
@@ -65,6 +70,9 @@ function outcome(p: Payment, lang: PageLang, framed: boolean): string {
 ${back ? `<p class="muted">${t.returnIn}</p><a class="primary" id="return" href="${escapeHtml(back)}"${framed ? ' target="_top"' : ''}>${t.returnNow}</a>` : ''}</section>`;
 }
 
+/** Where the card form's own check says what is wrong with one field (filled by the page script). */
+const fieldError = (input: string) => `<p class="error field-error" id="${input}-error" hidden></p>`;
+
 function panel(m: EffectiveMethod, model: PayPageModel, first: boolean): string {
   const t = TEXTS[model.lang];
   const name = METHOD_NAMES[model.lang][m.method];
@@ -73,9 +81,9 @@ function panel(m: EffectiveMethod, model: PayPageModel, first: boolean): string 
   switch (m.method) {
     case 'card':
       return `${head}<form id="card-form" novalidate autocomplete="on">
-<label for="cc-number">${t.cardNumber}</label><input id="cc-number" name="number" inputmode="numeric" autocomplete="cc-number" maxlength="23" required>
-<div class="row"><div><label for="cc-exp">${t.expiry}</label><input id="cc-exp" name="exp" inputmode="numeric" autocomplete="cc-exp" placeholder="${t.expiryPlaceholder}" maxlength="7" required></div>
-<div><label for="cc-cvc">${t.cvc}</label><input id="cc-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required></div></div>
+<label for="cc-number">${t.cardNumber}</label><input id="cc-number" name="number" inputmode="numeric" autocomplete="cc-number" maxlength="23" required aria-describedby="cc-number-error">${fieldError('cc-number')}
+<div class="row"><div><label for="cc-exp">${t.expiry}</label><input id="cc-exp" name="exp" inputmode="numeric" autocomplete="cc-exp" placeholder="${t.expiryPlaceholder}" maxlength="7" required aria-describedby="cc-exp-error">${fieldError('cc-exp')}</div>
+<div><label for="cc-cvc">${t.cvc}</label><input id="cc-cvc" name="cvc" inputmode="numeric" autocomplete="cc-csc" maxlength="4" required aria-describedby="cc-cvc-error">${fieldError('cc-cvc')}</div></div>
 <label for="cc-holder">${t.holder}</label><input id="cc-holder" name="holder" autocomplete="cc-name" maxlength="100">
 <button class="primary" type="submit" id="pay-card">${model.payment.session?.buttonText ? escapeHtml(model.payment.session.buttonText) : `${t.pay} ${amount}`}</button></form></div>`;
     case 'sbp':
@@ -94,6 +102,13 @@ function panel(m: EffectiveMethod, model: PayPageModel, first: boolean): string 
   }
 }
 
+/** A next-action address of this service (the sandbox bank) with the page's language added, so its page speaks it too. */
+function withLang(url: string, model: PayPageModel): string {
+  let own = false;
+  try { own = new URL(url).origin === model.serviceOrigin; } catch { /* not absolute: not ours to change */ }
+  return own ? `${url}${url.includes('?') ? '&' : '?'}lang=${model.lang}` : url;
+}
+
 function checkoutBody(model: PayPageModel): string {
   const t = TEXTS[model.lang];
   const { checkout } = model;
@@ -102,14 +117,15 @@ function checkoutBody(model: PayPageModel): string {
   if (methods.length === 0) return `<p role="alert">${t.noMethods}</p>`;
   const initial = model.payment.session?.initialMethod ?? null;
   const selected = methods.find((m) => m.method === checkout.method) ?? methods.find((m) => m.method === initial) ?? methods[0];
-  const tabs = `<div role="tablist" aria-label="${t.methods}">${methods.map((m) => {
+  const rows = tabRowClasses(methods.map((m) => METHOD_NAMES[model.lang][m.method]));
+  const tabs = `<div role="tablist" aria-label="${t.methods}">${methods.map((m, i) => {
     const on = m === selected;
-    return `<button role="tab" type="button" id="tab-${m.method}" aria-controls="panel-${m.method}" aria-selected="${on}" tabindex="${on ? 0 : -1}">${METHOD_NAMES[model.lang][m.method]}</button>`;
+    return `<button role="tab" type="button" class="${rows[i]}" id="tab-${m.method}" aria-controls="panel-${m.method}" aria-selected="${on}" tabindex="${on ? 0 : -1}">${METHOD_NAMES[model.lang][m.method]}</button>`;
   }).join('')}</div>`;
   const threeDs = checkout.awaiting === 'three_ds' && checkout.nextAction?.type === 'three_ds_challenge'
-    ? `<a class="primary" id="continue-3ds" href="${escapeHtml(`${checkout.nextAction.acs_url}?creq=${encodeURIComponent(checkout.nextAction.creq)}${model.parentOrigin ? `&origin=${encodeURIComponent(model.parentOrigin)}` : ''}`)}">${t.threeDs}</a>` : '';
+    ? `<a class="primary" id="continue-3ds" href="${escapeHtml(withLang(`${checkout.nextAction.acs_url}?creq=${encodeURIComponent(checkout.nextAction.creq)}${model.parentOrigin ? `&origin=${encodeURIComponent(model.parentOrigin)}` : ''}`, model))}">${t.threeDs}</a>` : '';
   const wallet = checkout.awaiting === 'wallet' && checkout.nextAction?.type === 'redirect'
-    ? `<a class="primary" id="continue-wallet" href="${escapeHtml(checkout.nextAction.redirect_url)}">${t.toWallet}</a>` : '';
+    ? `<a class="primary" id="continue-wallet" href="${escapeHtml(withLang(checkout.nextAction.redirect_url, model))}">${t.toWallet}</a>` : '';
   const cancel = model.payment.session ? `<button class="secondary" type="button" id="cancel-session">${t.cancelSession}</button>` : '';
   return `${model.fallback ? `<p class="muted">${t.fallback}</p>` : ''}${tabs}${methods.map((m) => panel(m, model, m === selected)).join('')}${threeDs}${wallet}${cancel}
 <p id="error" class="error" role="alert" tabindex="-1" hidden></p>
@@ -134,15 +150,16 @@ export function renderPayPage(model: PayPageModel): string {
   const brand = model.branding ?? null;
   const data = {
     id: p.id, lang, t: { waiting: t.waiting, processing: t.processing, error: t.error },
+    fieldErrors: { number: messageFor('card_number_invalid', lang), exp: messageFor('card_expiry_invalid', lang), cvc: messageFor('card_cvc_invalid', lang) },
     awaiting: pending ? model.checkout.awaiting : null, nextAction: pending ? nextActionView(model.checkout.nextAction) : null,
     // The embedded form's callbacks get the merchant API's status (a session's page reports its own).
-    returnTo: back, autoReturnMs: autoMs, status: session ? p.status : merchantStatus(p.status), parentOrigin: model.parentOrigin,
+    returnTo: back, autoReturnMs: autoMs, status: session ? p.status : merchantStatus(p.status), parentOrigin: model.parentOrigin, service: model.serviceOrigin,
   };
   const body = `<main><div class="top">${p.livemode ? '<span></span>' : `<span class="badge">${t.testMode}</span>`}${langSwitch(p.id, lang, model.parentOrigin)}</div>
 <div class="box">${brand?.logoUrl ? `<img class="logo" id="brand-logo" src="${escapeHtml(brand.logoUrl)}" alt="">` : ''}${brand?.customTitle ? `<p class="brand" id="brand-title">${escapeHtml(brand.customTitle)}</p>` : ''}<h1>${escapeHtml(p.description ?? t.title)}</h1>${p.orderId ? `<p class="muted">${t.order} ${escapeHtml(p.orderId)}</p>` : ''}
 <p class="amount" id="amount"><span class="sr">${t.amount}: </span>${escapeHtml(formatAmount(p.amount, p.currency, lang))}</p>
 ${pending ? checkoutBody(model) : outcome(p, lang, framed)}</div></main>
-<script type="application/json" id="pe-data">${jsonForHtml(data)}</script><script nonce="${nonce}">${PAY_SCRIPT}</script>`;
+<script type="application/json" id="pe-data">${jsonForHtml(data)}</script><script nonce="${nonce}">${PAY_SCRIPT}</script>${frameHeightTags(p.id, model.parentOrigin, nonce)}`;
   // primary_color is #RRGGBB (checked when the channel was saved), so it cannot break out of the rule.
   const accent = brand?.primaryColor && /^#[0-9a-fA-F]{6}$/.test(brand.primaryColor)
     ? `button.primary,a.primary{background:${brand.primaryColor}}` : '';

@@ -1,6 +1,7 @@
 // The markup of the sandbox bank's own pages: the 3-D Secure ACS (pass or fail), the SBP bank app
 // reached from the QR code or a bank deeplink, and the wallet pages of sberpay, tpay and yoomoney
 // (approve or decline). Their forms post the answer with the attempt's reference.
+import { frameHeightTags } from './frame-height.js';
 import { escapeHtml, formatAmount, layout } from './html.js';
 import { TEXTS, type PageLang } from './i18n.js';
 import { CSS } from './style.js';
@@ -20,13 +21,16 @@ export interface ApprovalPageModel {
   buttons: [string, string, string][];
   /** The allowlisted embedding parent, posted back so the customer returns into the frame. */
   origin?: string | null;
+  /** The payment, named in the frame's height reports when framed. */
+  paymentId?: string;
 }
 
 export function renderApprovalPage(m: ApprovalPageModel): string {
   const body = `<main><div class="box"><p class="badge">${TEXTS[m.lang].sandbox}</p><h1>${escapeHtml(m.title)}</h1><p>${escapeHtml(m.text)}</p>
 <p class="amount">${escapeHtml(formatAmount(m.amount, m.currency, m.lang))}</p><form method="post" action="${escapeHtml(m.action)}">
 <input type="hidden" name="ref" value="${escapeHtml(m.ref)}">${m.origin ? `<input type="hidden" name="origin" value="${escapeHtml(m.origin)}">` : ''}${m.buttons.map(([value, label, cls], i) =>
-    `<button class="${cls}" type="submit" name="answer" value="${escapeHtml(value)}" id="${['approve', 'decline'][i] ?? escapeHtml(value)}">${escapeHtml(label)}</button>`).join('')}</form></div></main>`;
+    `<button class="${cls}" type="submit" name="answer" value="${escapeHtml(value)}" id="${['approve', 'decline'][i] ?? escapeHtml(value)}">${escapeHtml(label)}</button>`).join('')}</form></div></main>
+${m.paymentId ? frameHeightTags(m.paymentId, m.origin ?? null, m.nonce) : ''}`;
   return layout(m.lang, m.title, m.nonce, CSS, body);
 }
 

@@ -1,16 +1,18 @@
 // The stylesheet of the hosted pages: system fonts, no images, readable from 320 px up, visible
 // focus, AA contrast.
-export const CSS = `*{box-sizing:border-box}html{-webkit-text-size-adjust:100%}
+import { TAB_ROWS_CSS } from './tab-rows.js';
+
+export const CSS = `${TAB_ROWS_CSS}
+*{box-sizing:border-box}html{-webkit-text-size-adjust:100%}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#111827;background:#f3f4f6}
 main{max-width:28rem;margin:0 auto;padding:1rem}
 .box{background:#fff;border-radius:12px;padding:1.25rem;box-shadow:0 1px 3px rgba(0,0,0,.12)}
 h1{font-size:1.125rem;margin:0 0 .25rem;word-wrap:break-word}
 .amount{font-size:1.75rem;font-weight:700;margin:0 0 1rem}
 .muted{color:#4b5563;font-size:.875rem}
-.top{display:flex;justify-content:space-between;align-items:center;gap:.5rem;margin-bottom:.75rem;flex-wrap:wrap}
-.langs a{color:#1d4ed8;margin-left:.5rem}.langs a[aria-current]{font-weight:700;color:#111827;text-decoration:none}
+.top{display:flex;justify-content:space-between;align-items:center;gap:.5rem;margin-bottom:.75rem}.top>*{min-width:0}
+.langs{white-space:nowrap;flex:none}.langs a{color:#1d4ed8;margin-left:.5rem}.langs a[aria-current]{font-weight:700;color:#111827;text-decoration:none}
 .badge{display:inline-block;background:#fef3c7;color:#78350f;border-radius:6px;padding:.125rem .5rem;font-size:.75rem}
-[role=tablist]{display:grid;grid-template-columns:repeat(auto-fit,minmax(7rem,1fr));grid-auto-rows:1fr;gap:.375rem;margin:0 0 1rem}
 [role=tab]{min-width:0;padding:.5rem .25rem;border:1px solid #d1d5db;border-radius:8px;background:#fff;color:#111827;font:inherit;font-size:.875rem;cursor:pointer}
 [role=tab][aria-selected=true]{border-color:#1d4ed8;background:#eff6ff;font-weight:600}
 label{display:block;font-size:.875rem;margin:.5rem 0 .25rem}
@@ -20,7 +22,7 @@ button.primary,a.primary{display:block;width:100%;margin-top:1rem;padding:.75rem
 button.secondary{display:block;width:100%;margin-top:.5rem;padding:.625rem;border:1px solid #9ca3af;border-radius:8px;background:#fff;color:#111827;font:inherit;cursor:pointer}
 button:disabled{opacity:.6;cursor:progress}
 :focus-visible{outline:3px solid #f59e0b;outline-offset:2px}
-.error{color:#b91c1c;margin:.75rem 0 0}
+.error{color:#b91c1c;margin:.75rem 0 0}.field-error{margin:.25rem 0 0;font-size:.875rem}input[aria-invalid=true]{border-color:#b91c1c}
 .status{display:flex;align-items:center;gap:.5rem;margin-top:1rem}
 .spinner{width:1.25rem;height:1.25rem;border:3px solid #bfdbfe;border-top-color:#1d4ed8;border-radius:50%;animation:spin 1s linear infinite}
 @keyframes spin{to{transform:rotate(360deg)}}

@@ -69,7 +69,7 @@ async function run() {
     await page.screenshot({ path: artifact('3ds-acs-page'), fullPage: true });
     await page.click('#approve');
     await outcome(page, 'succeeded');
-    t.match(page.url(), new RegExp(`/pay/${id}$`));
+    t.match(page.url(), new RegExp(`/pay/${id}\\?lang=en$`));
     await page.screenshot({ path: artifact('3ds-pass'), fullPage: true });
     await context.close();
   });
@@ -95,7 +95,7 @@ async function run() {
     await page.screenshot({ path: artifact('3ds-acs-form-post'), fullPage: true });
     await page.click('#approve');
     await outcome(page, 'succeeded');
-    t.match(page.url(), new RegExp(`/pay/${id}$`));
+    t.match(page.url(), new RegExp(`/pay/${id}\\?lang=en$`));
     const p = await s.request('GET', `/api/v2/payments/${id}`, { key: m.key });
     t.equal(p.body.status, 'succeeded', 'the answer reached the payment');
     await context.close();
@@ -117,8 +117,8 @@ async function run() {
     const id = await newPayment(s, m.key);
     const { page, context } = await open(id);
     await payCard(page, '4242424242424241');
-    await page.waitForSelector('#error:not([hidden])');
-    t.match(await page.textContent('#error'), /card number is not valid/);
+    await page.waitForSelector('#cc-number-error:not([hidden])'); // the page's own check, under the field
+    t.match(await page.textContent('#cc-number-error'), /card number is not valid/);
     await payCard(page, CARDS.insufficient);
     await outcome(page, 'failed');
     t.match(await page.textContent('#outcome'), /Payment declined[\s\S]*not enough funds/);
@@ -137,7 +137,7 @@ async function run() {
     await page.waitForSelector('#status:not([hidden])');
     await page.screenshot({ path: artifact('sbp-qr'), fullPage: true });
     const bankLink = await page.getAttribute('#banks a', 'href');
-    t.match(bankLink, /\/sandbox\/sbp\/.*member=100000000111$/);
+    t.match(bankLink, /\/sandbox\/sbp\/.*member=100000000111&lang=en$/);
     const bank = await context.newPage();
     await bank.goto(bankLink!);
     await bank.screenshot({ path: artifact('sbp-bank-page'), fullPage: true });

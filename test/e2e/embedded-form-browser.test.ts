@@ -2,14 +2,17 @@
 // node:http server, two listeners = two origins): on the allowlisted origin mount() frames the
 // hosted page, the customer pays with 4242 4242 4242 4242 and onSuccess fires once with payment_id
 // and status, while forged postMessages (from a frame of another origin and from the shop's own
-// window) are ignored; a declined card calls onFailure; a 3-D Secure challenge completes in the frame; on an origin off the list the browser refuses the frame and no callback fires.
+// window) are ignored; a declined card calls onFailure; a 3-D Secure challenge completes in the frame
+// (in the language the customer chose); on an origin off the list the browser refuses the frame,
+// and the script hides it and calls onFailure with the reason (the origin, allowed_domains), which
+// the server's log says too.
 // Then the dev-only /demo page: mount and redirect.
 import t from 'tap';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestServer } from '../helpers/server.js';
 import { CARDS, CVC, newPayment } from '../helpers/checkout.js';
-import { artifact, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
+import { artifact, capturingLogger, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
 
 if (noBrowser) {
   t.plan(0, noBrowser);
@@ -42,6 +45,8 @@ async function run() {
   const { chromium } = await import('playwright-core');
   // checkout_url on 127.0.0.1 (the real port replaces :0), so the browser needs no name lookup.
   const s = await startTestServer(t, { PUBLIC_BASE_URL: 'http://127.0.0.1:0' });
+  const captured = capturingLogger();
+  s.srv.services.log = captured.log as typeof s.srv.services.log;
   const service = new URL(s.srv.services.config.publicBaseUrl).origin;
   const m = await s.merchant({ currencies: ['AZN', 'RUB'] });
 
@@ -78,8 +83,9 @@ async function run() {
     const id = await newPayment(s, m.key, { description: 'Embedded tea' });
     const { page, context } = await shop(allowed, id, other);
     // Both forgeries (another origin's frame, and the shop's own window) have reached the page...
-    await page.waitForFunction(() => (window as unknown as { __messages: unknown[] }).__messages.length >= 2, null, { timeout: 15_000 });
-    const msgs = await page.evaluate(() => (window as unknown as { __messages: { origin: string }[] }).__messages.map((x) => x.origin));
+    const outcomeMessages = () => (window as unknown as { __messages: { origin: string; data: { type?: string } }[] }).__messages.filter((x) => x.data?.type === 'checkout.outcome');
+    await page.waitForFunction(`(${outcomeMessages})().length >= 2`, null, { timeout: 15_000 });
+    const msgs = await page.evaluate(`(${outcomeMessages})().map((x) => x.origin)`) as string[];
     t.same(msgs.sort(), [allowed, other].sort(), 'the forged messages came from the shop and the other origin');
     t.same(await outcomes(page), [], '...and neither fired a callback');
 
@@ -114,38 +120,51 @@ async function run() {
     await context.close();
   });
 
-  t.test('allowed origin: a 3-D Secure challenge runs inside the frame and onSuccess fires', async (t) => {
-    const id = await newPayment(s, m.key);
+  t.test('allowed origin: a 3-D Secure challenge runs inside the frame, in the chosen language, and onSuccess fires', async (t) => {
+    const id = await newPayment(s, m.key, { locale: 'en' });
     const { page, context } = await shop(allowed, id, null);
+    await page.frameLocator('#slot iframe').locator('a[hreflang="ru"]').click(); // the customer picks Russian
+    await page.frameLocator('#slot iframe').locator('html[lang="ru"]').waitFor();
     const frame = page.frameLocator('#slot iframe');
     await frame.locator('#cc-number').fill(CARDS.challenge);
     await frame.locator('#cc-exp').fill('12/34');
     await frame.locator('#cc-cvc').fill(CVC);
     await frame.locator('#pay-card').click();
-    await frame.locator('#approve').click(); // the sandbox ACS, framed under the same allowlist
+    await frame.locator('html[lang="ru"] #approve').click(); // the sandbox ACS, framed under the same allowlist, in Russian
     await page.waitForFunction(() => (window as unknown as { __outcomes: unknown[] }).__outcomes.length > 0, null, { timeout: 20_000 });
     t.same(await outcomes(page), [['success', { payment_id: id, status: 'succeeded' }]]);
     const url = page.frames().find((f) => f !== page.mainFrame())!.url();
-    t.equal(url, `${service}/pay/${id}?origin=${encodeURIComponent(allowed)}`, 'back on the hosted page, still knowing its parent');
+    t.equal(url, `${service}/pay/${id}?lang=ru&origin=${encodeURIComponent(allowed)}`, 'back on the hosted page, still knowing its parent and the language');
+    await frame.locator('html[lang="ru"] #outcome[data-status="succeeded"]').waitFor();
     await context.close();
   });
 
-  t.test('an origin off the list cannot frame the page; no callback fires', async (t) => {
+  t.test('an origin off the list cannot frame the page: onFailure says why, the frame is hidden, the log says why', async (t) => {
     const id = await newPayment(s, m.key);
     const context = await browser.newContext();
     const page = await context.newPage();
+    const consoleLines: string[] = [];
+    page.on('console', (msg) => consoleLines.push(msg.text()));
     const refused = page.waitForEvent('console', { predicate: (msg) => /frame-ancestors/.test(msg.text()), timeout: 15_000 });
     await page.goto(`${other}/shop?${new URLSearchParams({ url: `${service}/pay/${id}`, id })}`);
     const text = (await refused).text();
     t.match(text, `frame-ancestors ${allowed}`, 'the browser checked the allowlist...');
     t.match(text, /blocked|Refused to frame/, '...and refused the frame');
-    const frames = page.frames().filter((f) => f !== page.mainFrame());
-    t.equal(frames.length, 1, 'the iframe element is there');
-    t.equal(await frames[0].$('#cc-number'), null, 'but the checkout is not shown in it');
-    // The payment is then paid elsewhere: the blocked frame has nothing to report.
+    await page.waitForFunction(() => (window as unknown as { __outcomes: unknown[] }).__outcomes.length > 0, null, { timeout: 15_000 });
+    const got = await outcomes(page) as [string, { payment_id: string; status: null; error: { code: string; message: string } }][];
+    t.equal(got.length, 1, 'one callback');
+    t.equal(got[0][0], 'failure', 'onFailure');
+    t.match(got[0][1], { payment_id: id, status: null, error: { code: 'ORIGIN_NOT_ALLOWED' } });
+    t.match(got[0][1].error.message, other, 'the reason names this page\'s origin...');
+    t.match(got[0][1].error.message, /allowed_domains/, '...and the list it is missing from');
+    t.ok(consoleLines.some((l) => l.startsWith('PaymentCheckout: ') && l.includes(other)), 'the developer console says it too');
+    t.equal(await page.$eval('#slot iframe', (f) => getComputedStyle(f).display), 'none', 'no broken frame left on the page');
+    const logged = captured.lines.filter((l) => l.includes(other) && l.includes('allowed_domains') && l.includes(m.id));
+    t.ok(logged.length >= 1, 'the server log says why');
+    // The payment is then paid elsewhere: the blocked frame has nothing more to report.
     const pay = await s.request('POST', `/checkout/${id}/pay`, { body: { number: CARDS.success, exp_month: '12', exp_year: '34', cvc: CVC } });
     t.equal(pay.body.status, 'succeeded', pay.text);
-    t.same(await outcomes(page), []);
+    t.equal((await outcomes(page)).length, 1);
     await context.close();
   });
 

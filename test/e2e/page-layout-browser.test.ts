@@ -1,6 +1,7 @@
-// The hosted page as a customer sees it, in en, ru and az at 320 and 1280 px: nothing overflows
+// The hosted page as a customer sees it, in en, ru and az at 320, 375 and 1280 px: nothing overflows
 // sideways, the amount is written the language's way (Intl.NumberFormat, the currency's sign), the
-// placeholders speak the language, the method tabs share one width, and the saved-card tab shows
+// placeholders speak the language, the method tabs fill whole rows of two or three (never one
+// alone, one width within a row, one height for all), and the saved-card tab shows
 // only when the customer has a saved card, with the brand written properly. Screenshots of every
 // case go to test/artifacts/layout-*.png.
 import t from 'tap';
@@ -9,7 +10,7 @@ import { card, CARDS, newPayment } from '../helpers/checkout.js';
 import { artifact, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
 
 const LANGS = ['en', 'ru', 'az'] as const;
-const WIDTHS = [320, 1280];
+const WIDTHS = [320, 375, 1280];
 /** 1234.56 as each language writes it (spaces of any kind read as one space). */
 const AMOUNTS = {
   RUB: { en: '₽1,234.56', ru: '1 234,56 ₽', az: '1.234,56 ₽' },
@@ -60,20 +61,22 @@ async function run() {
     t.same(m.wide, [], `${where}: no element past the edge`);
   }
 
-  /** The method tabs: one width, one height, whole rows but the last, every label inside its tab. */
+  /** The method tabs: rows of two or three spanning the list, one width within a row, one height, every label inside its tab. */
   async function checkTabs(t: Check, page: Page): Promise<string[]> {
     const tabs = await page.$$eval('[role=tab]', (els) => els.map((e) => {
       const r = e.getBoundingClientRect();
-      return { id: e.id, y: r.y, w: r.width, h: r.height, fits: e.scrollWidth <= e.clientWidth && e.scrollHeight <= e.clientHeight };
+      return { id: e.id, y: r.y, w: r.width, h: r.height, left: r.left, right: r.right, fits: e.scrollWidth <= e.clientWidth && e.scrollHeight <= e.clientHeight };
     }));
     const spread = (v: number[]) => Math.max(...v) - Math.min(...v);
-    t.ok(spread(tabs.map((x) => x.w)) <= 1, `tabs share one width: ${tabs.map((x) => Math.round(x.w)).join(', ')}`);
     t.ok(spread(tabs.map((x) => x.h)) <= 1, `tabs share one height: ${tabs.map((x) => Math.round(x.h)).join(', ')}`);
     t.ok(tabs.every((x) => x.fits), 'every tab label fits its tab');
-    const rows = new Map<number, number>();
-    for (const x of tabs) rows.set(Math.round(x.y), (rows.get(Math.round(x.y)) ?? 0) + 1);
+    const rows = new Map<number, typeof tabs>();
+    for (const x of tabs) rows.set(Math.round(x.y), [...(rows.get(Math.round(x.y)) ?? []), x]);
     const perRow = [...rows.values()];
-    t.ok(perRow.slice(0, -1).every((n) => n === perRow[0]) && perRow[perRow.length - 1] <= perRow[0], `rows of equal count, the last no longer: ${perRow.join('/')}`);
+    t.ok(perRow.every((r) => r.length >= 2 && r.length <= 3), `rows of two or three, never one alone: ${perRow.map((r) => r.length).join('/')}`);
+    t.ok(perRow.every((r) => spread(r.map((x) => x.w)) <= 1), 'one width within a row');
+    const [l, r] = [Math.min(...tabs.map((x) => x.left)), Math.max(...tabs.map((x) => x.right))];
+    t.ok(perRow.every((row) => Math.abs(row[0].left - l) <= 1 && Math.abs(row[row.length - 1].right - r) <= 1), 'every row spans the list');
     return tabs.map((x) => x.id);
   }
 

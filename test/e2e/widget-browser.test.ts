@@ -3,13 +3,14 @@
 // session through POST /widget/v1/session (a cross-origin call with a CORS preflight), mounts the
 // hosted page in an iframe, the customer pays with a test card inside the frame, and the page
 // receives the outcome by postMessage from the service's origin. From an origin off the list the
-// preflight is refused and nothing is created.
+// request is refused and nothing is created: mount rejects and onFailure is called with the
+// service's reason (the origin, allowed_domains), not a bare "Failed to fetch", and the log says why.
 import t from 'tap';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestServer } from '../helpers/server.js';
 import { CARDS, CVC } from '../helpers/checkout.js';
-import { artifact, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
+import { artifact, capturingLogger, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
 
 if (noBrowser) {
   t.plan(0, noBrowser);
@@ -33,6 +34,8 @@ async function listen(server: http.Server): Promise<string> {
 async function run() {
   const { chromium } = await import('playwright-core');
   const s = await startTestServer(t, { PUBLIC_BASE_URL: 'http://127.0.0.1:0' });
+  const captured = capturingLogger();
+  s.srv.services.log = captured.log as typeof s.srv.services.log;
   const service = new URL(s.srv.services.config.publicBaseUrl).origin;
   const m = await s.merchant({ currencies: ['RUB'], default_currency: 'RUB' });
   const pk = (await s.admin('POST', `/internal/merchants/${m.id}/api-keys`, { kind: 'publishable', mode: 'test' })).body.key as string;
@@ -73,7 +76,7 @@ async function run() {
     await frame.locator('#pay-card').click();
     await page.waitForFunction(() => (window as unknown as W).__outcomes.length > 0, null, { timeout: 20_000 });
     t.same(await page.evaluate(() => (window as unknown as W).__outcomes), [['success', { session_id: session.session_id, status: 'succeeded' }]]);
-    const real = await page.evaluate(() => (window as unknown as W).__messages.filter((x) => x.origin !== location.origin));
+    const real = await page.evaluate(() => (window as unknown as W).__messages.filter((x) => x.origin !== location.origin && (x.data as { type?: string }).type === 'checkout.outcome'));
     t.same(real, [{ origin: service, data: { type: 'checkout.outcome', payment_id: session.session_id, status: 'succeeded' } }], 'one message, from the service origin, to this origin');
     const got = await s.request('GET', `/v2/payments/checkout/${session.session_id}`, { key: sk });
     t.match(got.body, { status: 'succeeded', selected_method_code: 'card' });
@@ -81,14 +84,25 @@ async function run() {
     await context.close();
   });
 
-  t.test('on an origin off the list: the preflight is refused, mount rejects, nothing is created', async (t) => {
+  t.test('on an origin off the list: the request is refused, mount rejects and onFailure says why, nothing is created', async (t) => {
     const before = (await s.db.query('SELECT count(*)::int AS n FROM payments WHERE merchant_id = $1', [m.id])).rows[0].n;
     const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${other}/demo`);
     await page.waitForFunction(() => (window as unknown as W).__errors.length > 0 || !!(window as unknown as W).__session, null, { timeout: 20_000 });
     t.equal(await page.evaluate(() => (window as unknown as W).__session ?? null), null, 'no session');
-    t.equal((await page.evaluate(() => (window as unknown as W).__errors)).length, 1, 'mount rejected');
+    const errors = await page.evaluate(() => (window as unknown as W).__errors);
+    t.equal(errors.length, 1, 'mount rejected');
+    t.match(errors[0], /ORIGIN_NOT_ALLOWED/, `with the service's reason: ${errors[0]}`);
+    t.match(errors[0], other, 'naming this page\'s origin');
+    t.notMatch(errors[0], /Failed to fetch/);
+    const failed = await page.evaluate(() => (window as unknown as W).__outcomes) as [string, { session_id: null; status: null; error: { code: string; message: string } }][];
+    t.equal(failed.length, 1);
+    t.equal(failed[0][0], 'failure', 'onFailure');
+    t.match(failed[0][1], { session_id: null, status: null, error: { code: 'ORIGIN_NOT_ALLOWED' } });
+    t.match(failed[0][1].error.message, /allowed_domains/, 'the reason names allowed_domains');
+    t.match(failed[0][1].error.message, other, '...and the origin');
+    t.ok(captured.lines.some((l) => l.includes(other) && l.includes('allowed_domains') && l.includes(m.id)), 'the server log says why');
     t.equal(await page.locator('iframe').count(), 0, 'no frame');
     t.equal((await s.db.query('SELECT count(*)::int AS n FROM payments WHERE merchant_id = $1', [m.id])).rows[0].n, before);
     await context.close();

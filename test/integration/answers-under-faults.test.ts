@@ -17,14 +17,24 @@ t.test('a stalled database: no "nothing committed" answer for a request that com
   t.teardown(() => s.close());
   const m = await s.merchant({ currencies: ['AZN'] });
   const sk = (await s.admin('POST', `/internal/merchants/${m.id}/api-keys`, { kind: 'secret', mode: 'test' })).body.key as string;
-  const paid = async () => {
-    const p = await s.request('POST', '/api/v2/payments', { key: m.key, body: { amount: 5000 } });
-    const pay = await s.request('POST', `/checkout/${p.body.id}/pay`, { body: card(CARDS.success) });
-    if (pay.body?.status !== 'succeeded') throw new Error(pay.text);
-    return p.body.id as string;
+  // The setup is not under test: on a busy machine a create or pay may meet this server's tight
+  // pool bounds, so each is retried (the create under its key) until the payment is paid.
+  const paid = async (i: number) => {
+    let id = '';
+    await until(`payment ${i} created`, async () => {
+      const p = await s.request('POST', '/api/v2/payments', { key: m.key, body: { amount: 5000 }, headers: { 'idempotency-key': `setup-${i}` } });
+      id = p.status === 201 || p.status === 200 ? p.body.id as string : '';
+      return id !== '';
+    }, 60_000, 200);
+    await until(`payment ${i} paid`, async () => {
+      const pay = await s.request('POST', `/checkout/${id}/pay`, { body: card(CARDS.success) });
+      if (pay.body?.status === 'succeeded') return true;
+      return (await s.request('GET', `/api/v2/payments/${id}`, { key: m.key })).body?.status === 'succeeded';
+    }, 60_000, 200);
+    return id;
   };
   const ids = [];
-  for (let i = 0; i < 6; i++) ids.push(await paid());
+  for (let i = 0; i < 6; i++) ids.push(await paid(i));
   const refund = (id: string) => s.request('POST', `/api/v2/payments/${id}/refunds`, { key: m.key, body: { amount: 1000 }, headers: { 'idempotency-key': `stall-${id}` } });
   const payout = (i: number) => s.request('POST', '/v2/payouts', {
     key: sk, body: { amount: 500, currency: 'AZN', destination: { type: 'iban', iban: 'DE89370400440532013000' } }, headers: { 'idempotency-key': `stall-po-${i}` },

@@ -28,7 +28,7 @@ t.test('sbp: show_qr with a data URL image, raw payload and deeplink; the bank p
   t.match(await bank.text(), /value="approve"/);
   const back = await answerPage(s, 'sbp', id, refOf(a.qr_raw_payload), 'approve');
   t.equal(back.status, 302);
-  t.equal(back.headers.get('location'), `/pay/${id}`);
+  t.equal(back.headers.get('location'), `/pay/${id}?lang=en`);
   const p = await s.request('GET', `/api/v2/payments/${id}`, { key: m.key });
   t.same([p.body.status, p.body.method], ['succeeded', 'sbp']);
 });

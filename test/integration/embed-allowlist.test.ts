@@ -2,8 +2,11 @@
 // allowed_domains) refuses anything but plain origins with allowed_domain_invalid; the hosted page
 // answers frame-ancestors 'none' (and X-Frame-Options DENY) for an empty list and exactly the listed
 // origins otherwise; ?origin= reaches the page's data only when it is on the list; the script is
-// served as JavaScript, cacheable; /demo exists only with the demo merchant.
+// served as JavaScript, cacheable; GET /checkout/{id}/embed-check tells any page whether its origin
+// may frame the payment, and why not; /demo exists only with the demo merchant.
 import t from 'tap';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { EmbedCheckResponse } from '../../src/api/openapi-checkout.js';
 import { startTestServer } from '../helpers/server.js';
 import { CARDS, card, newPayment } from '../helpers/checkout.js';
 
@@ -110,16 +113,55 @@ t.test('the sandbox ACS: framed under the same list; the parent returns only whe
   t.match(await listed.text(), '<input type="hidden" name="origin" value="https://shop.example">');
   const back = await answer(c1.id, { ref: c1.ref, answer: 'Y', origin: 'https://shop.example' });
   t.equal(back.status, 302);
-  t.equal(back.headers.get('location'), `/pay/${c1.id}?origin=https%3A%2F%2Fshop.example`);
+  t.equal(back.headers.get('location'), `/pay/${c1.id}?lang=en&origin=https%3A%2F%2Fshop.example`);
 
   const c2 = await challenge();
   const unlisted = await fetch(`${c2.url}&origin=${encodeURIComponent('https://evil.example')}`);
   t.notMatch(await unlisted.text(), 'name="origin"', 'an unlisted parent is not carried');
   const back2 = await answer(c2.id, { ref: c2.ref, answer: 'Y', origin: 'https://evil.example' });
-  t.equal(back2.headers.get('location'), `/pay/${c2.id}`, 'nor returned to');
+  t.equal(back2.headers.get('location'), `/pay/${c2.id}?lang=en`, 'nor returned to');
   await patch({ allowed_domains: [] });
   const c3 = await challenge();
   t.equal(ancestors((await fetch(c3.url)).headers), "'none'", 'an empty list: the ACS is not framable');
+});
+
+t.test('GET /checkout/{id}/embed-check: may this origin frame the payment? readable from anywhere, refusals logged with why', async (t) => {
+  await patch({ allowed_domains: ['https://shop.example'] });
+  const id = await newPayment(s, m.key);
+  const warned: string[] = [];
+  const log = s.srv.services.log;
+  const warn = log.warn.bind(log);
+  log.warn = ((o: unknown, msg?: string) => { warned.push(String(msg)); return warn(o as object, msg); }) as typeof log.warn;
+  t.teardown(() => { log.warn = warn; });
+  const check = (origin: string | null, query = '') => fetch(`${s.url}/checkout/${id}/embed-check${query}`, { headers: origin ? { origin } : {} });
+
+  const ok = await check('https://shop.example');
+  t.equal(ok.status, 200);
+  t.equal(ok.headers.get('access-control-allow-origin'), '*');
+  const okBody = await ok.json();
+  t.match(okBody, { origin: 'https://shop.example', allowed: true });
+  t.ok(TypeCompiler.Compile(EmbedCheckResponse).Check(okBody), 'the answer matches the OpenAPI schema');
+  const no = await check('https://elsewhere.example');
+  t.equal(no.status, 403);
+  t.equal(no.headers.get('access-control-allow-origin'), '*', 'the refusal is readable by the page');
+  const body = await no.json();
+  t.match(body.error, { code: 'ORIGIN_NOT_ALLOWED', param: 'Origin' });
+  t.match(body.error.message, 'https://elsewhere.example');
+  t.match(body.error.message, 'allowed_domains');
+  t.ok(warned.some((w) => w.includes('https://elsewhere.example') && w.includes(m.id) && w.includes('allowed_domains')), `logged with why: ${warned.join(' | ')}`);
+  t.equal((await check('https://elsewhere.example', '?origin=https%3A%2F%2Fshop.example')).status, 403, 'the browser\'s Origin wins over ?origin=');
+  t.equal((await check(null, '?origin=https%3A%2F%2Fshop.example')).status, 200, 'without an Origin (same-origin GET), ?origin= is used');
+  const none = await check(null);
+  t.equal(none.status, 400, 'neither: the gateway\'s validation error');
+  t.match((await none.json()).error, { code: 'VALIDATION_ERROR', reason: 'PARAMETER_MISSING', param: 'origin' });
+  const unknown = await fetch(`${s.url}/checkout/EXZ-20260101-AAAAAAAAAA/embed-check`, { headers: { origin: 'https://shop.example' } });
+  t.equal(unknown.status, 404);
+  t.equal(unknown.headers.get('access-control-allow-origin'), '*');
+
+  // The frame's own request from an unlisted parent is logged too (the browser will show nothing).
+  warned.length = 0;
+  await page(`/pay/${id}?origin=${encodeURIComponent('https://elsewhere.example')}`);
+  t.ok(warned.some((w) => w.includes('https://elsewhere.example') && w.includes('frame-ancestors')), 'the hosted page\'s request says why too');
 });
 
 t.test('the script: JavaScript, cacheable, bound to the service origin', async (t) => {

@@ -78,6 +78,7 @@ const CASES: Partial<Record<ErrorCode, Case>> = {
   iban_invalid: { method: 'POST', path: '/v2/payouts', body: { amount: 100, currency: 'RUB', destination: { type: 'iban', iban: 'DE88370400440532013000' } }, param: 'destination.iban', about: /IBAN/ },
   bic_invalid: { method: 'POST', path: '/v2/payouts', body: { amount: 100, currency: 'RUB', destination: { type: 'iban', iban: 'DE89370400440532013000', bic: 'CO1' } }, param: 'destination.bic', about: /BIC/ },
   sbp_member_invalid: { method: 'POST', path: '/v2/payouts', body: { amount: 100, currency: 'RUB', destination: { type: 'sbp', phone: '+79001234567', member_id: '1234' } }, param: 'destination.member_id', about: /SBP member id/ },
+  test_clock_time_invalid: { method: 'POST', path: '/v2/test_helpers/test_clocks', body: { frozen_time: '2000-01-01T00:00:00Z' }, param: 'frozen_time', about: /frozen_time/ },
   payment_not_refundable: { method: 'POST', path: `/v2/payments/${cs}/refund`, body: {}, param: 'id', about: /paid payment.*the payment is pending/ },
 };
 

@@ -42,7 +42,7 @@ t.test('a form POST of creq (EMV browser flow) shows the challenge, and its answ
   t.equal(await statusOf(id), 'requires_action', 'showing the challenge answers nothing');
   const done = await call('POST', acs, { ref: hiddenRef(page.html)!, answer: 'Y' });
   t.equal(done.status, 302);
-  t.equal(done.location, `/pay/${id}`);
+  t.equal(done.location, `/pay/${id}?lang=en`, 'back to the hosted page, in the language of the page');
   t.equal(await statusOf(id), 'succeeded');
 });
 
@@ -57,7 +57,7 @@ t.test('the ACS without a valid creq shows an error page, not a form with an emp
     t.equal(p.status, 400, `${method} ${path} ${JSON.stringify(form)}`);
     t.equal(codeOf(p.html), 'creq_invalid');
     t.notMatch(p.html, /<form/, 'no form to answer');
-    t.match(p.html, new RegExp(`href="/pay/${id}"`), 'a way back to the payment page');
+    t.match(p.html, new RegExp(`href="/pay/${id}\\?lang=en"`), 'a way back to the payment page, in its language');
   }
   t.equal(await statusOf(id), 'requires_action');
 });
@@ -133,7 +133,7 @@ t.test('SBP bank and wallet pages: a missing or bad reference is an error page, 
   const page = await call('GET', walletUrl.pathname + walletUrl.search);
   t.equal(page.status, 200);
   const ok = await call('POST', walletUrl.pathname, { ref: hiddenRef(page.html)!, answer: 'approve' });
-  t.same([ok.status, ok.location], [302, `/pay/${id}`]);
+  t.same([ok.status, ok.location], [302, `/pay/${id}?lang=en`]);
   t.equal(await statusOf(id), 'succeeded');
   const after = await call('GET', walletUrl.pathname + walletUrl.search);
   t.same([after.status, codeOf(after.html)], [409, 'checkout_closed']);

@@ -1,6 +1,6 @@
 // The widget's endpoints over HTTP: POST /widget/v1/session with a publishable key, GET
-// /widget/v1/methods, the script, and CORS: preflight and requests answered for the merchant's
-// allowed origins only, on the widget endpoints only.
+// /widget/v1/methods, the script, and CORS on the widget endpoints only: every preflight granted,
+// each request served only for the key's merchant's allowed origins, its refusal readable.
 import t from 'tap';
 import { startTestServer } from '../helpers/server.js';
 
@@ -52,7 +52,7 @@ t.test('GET /widget/v1/sbp-members: {data, count} with Cache-Control public, max
   t.equal((await s.request('GET', '/widget/v1/sbp-members')).status, 401, 'needs a key');
 });
 
-t.test('CORS preflight: a listed origin gets the grant, others none; only on widget paths', async (t) => {
+t.test('CORS preflight: every origin gets the grant (the request is checked), none without an Origin; only on widget paths', async (t) => {
   const pre = (path: string, origin: string) => fetch(`${s.url}${path}`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
   const ok = await pre('/widget/v1/session', SHOP);
   t.equal(ok.status, 204);
@@ -60,9 +60,15 @@ t.test('CORS preflight: a listed origin gets the grant, others none; only on wid
   t.match(ok.headers.get('access-control-allow-methods'), /POST/);
   t.match(ok.headers.get('access-control-allow-headers'), /authorization/);
   t.equal(ok.headers.get('vary'), 'Origin');
-  const evil = await pre('/widget/v1/session', ELSEWHERE);
-  t.equal(evil.status, 403);
-  t.equal(evil.headers.get('access-control-allow-origin'), null);
+  const elsewhere = await pre('/widget/v1/session', ELSEWHERE);
+  t.equal(elsewhere.status, 204, 'an origin no merchant lists gets the grant too, so it can read the refusal of its request');
+  t.equal(elsewhere.headers.get('access-control-allow-origin'), ELSEWHERE);
+  const bare = await fetch(`${s.url}/widget/v1/session`, { method: 'OPTIONS', headers: { 'access-control-request-method': 'POST' } });
+  t.equal(bare.status, 403);
+  t.equal(bare.headers.get('access-control-allow-origin'), null);
+  const envelope = await bare.json();
+  t.equal(envelope.error.code, 'ORIGIN_NOT_ALLOWED', 'the refused preflight carries the envelope');
+  t.match(envelope.error.message, /Origin header/);
   const methods = await pre('/widget/v1/methods', SHOP);
   t.equal(methods.status, 204);
   t.match(methods.headers.get('access-control-allow-methods'), /GET/);
@@ -73,7 +79,12 @@ t.test('CORS preflight: a listed origin gets the grant, others none; only on wid
   }
 });
 
-t.test('CORS on the request: the key\'s merchant must list the origin', async (t) => {
+t.test('CORS on the request: the key\'s merchant must list the origin; the refusal is readable and logged with why', async (t) => {
+  const warned: string[] = [];
+  const log = s.srv.services.log;
+  const warn = log.warn.bind(log);
+  log.warn = ((o: unknown, msg?: string) => { warned.push(String(msg)); return warn(o as object, msg); }) as typeof log.warn;
+  t.teardown(() => { log.warn = warn; });
   const body = { amount: 4900, currency: 'RUB' };
   const listed = await s.request('POST', '/widget/v1/session', { key: pk, body, headers: { origin: SHOP } });
   t.equal(listed.status, 200);
@@ -83,7 +94,13 @@ t.test('CORS on the request: the key\'s merchant must list the origin', async (t
   const unlisted = await s.request('POST', '/widget/v1/session', { key: pk, body, headers: { origin: ELSEWHERE } });
   t.equal(unlisted.status, 403);
   t.equal(unlisted.body.error.code, 'ORIGIN_NOT_ALLOWED');
-  t.equal(unlisted.headers.get('access-control-allow-origin'), null);
+  t.match(unlisted.body.error.message, ELSEWHERE, 'the message names the origin...');
+  t.match(unlisted.body.error.message, /allowed_domains/, '...and the list it is missing from');
+  t.equal(unlisted.headers.get('access-control-allow-origin'), ELSEWHERE, 'readable by the refused page');
+  t.ok(warned.some((w) => w.includes(ELSEWHERE) && w.includes('allowed_domains') && w.includes(m.id)), `the log says why: ${warned.join(' | ')}`);
+  const badKey = await s.request('POST', '/widget/v1/session', { key: 'pk_test_nope', body, headers: { origin: ELSEWHERE } });
+  t.equal(badKey.status, 401);
+  t.equal(badKey.headers.get('access-control-allow-origin'), ELSEWHERE, 'a wrong key is readable too');
   const otherMerchants = await s.request('GET', '/widget/v1/methods', { key: pk, headers: { origin: 'https://other.example' } });
   t.equal(otherMerchants.status, 403, 'an origin another merchant lists is not this merchant\'s');
   t.equal((await s.db.query('SELECT count(*)::int AS n FROM payments WHERE merchant_id = $1', [m.id])).rows[0].n, before, 'nothing created');

@@ -58,7 +58,7 @@ const FIX: Record<ErrorCode, RegExp> = {
   allowed_domain_invalid: /must list at most 20 site origins/,
   checkout_closed: /create a new payment/,
   checkout_action_stale: /reload the payment page/,
-  origin_not_allowed: /allowed domains/,
+  origin_not_allowed: /add the origin to allowed_domains/,
   card_data_not_allowed: /use the hosted checkout, the widget or a saved card token/,
   payment_method_details_missing: /card for card, token for token, wallet for wallet/,
   payment_not_capturable: /Only an authorized, uncaptured payment/,

@@ -13,6 +13,7 @@ import { merchantLinkRoutes } from './merchant-links.js';
 import { linkPageRoutes } from './link-page.js';
 import { merchantRefundRoutes } from './merchant-refunds.js';
 import { embedRoutes } from './embed.js';
+import { faviconRoutes } from './favicon.js';
 import { sbpMemberRoutes } from './sbp-members.js';
 import { internalSbpRoutes } from './internal-sbp.js';
 import { homeRoutes } from './home.js';
@@ -39,6 +40,7 @@ export const allRoutes: Route[] = [
   ...linkPageRoutes,
   ...merchantRefundRoutes,
   ...embedRoutes,
+  ...faviconRoutes,
   ...sbpMemberRoutes,
   ...internalSbpRoutes,
   ...homeRoutes,

@@ -22,7 +22,13 @@ async function payPage(ctx: Ctx, s: Services) {
   const found = isCheckoutId(id) ? await loadCheckout(s.db, id) : null;
   if (!found) return sendHtml(ctx, 404, renderNotFound(pageLang(ctx, null), nonce), nonce);
   const { payment, checkout } = found;
-  const { allowlist, parentOrigin } = await framingOf(s, payment.merchantId, new URLSearchParams(ctx.query).get('origin'));
+  const asked = new URLSearchParams(ctx.query).get('origin');
+  const { allowlist, parentOrigin } = await framingOf(s, payment.merchantId, asked);
+  if (asked && !parentOrigin) {
+    // The browser will show an empty frame and tell the page nothing: the log says why.
+    s.log.warn({ requestId: ctx.requestId, paymentId: id, merchantId: payment.merchantId, origin: asked.slice(0, 200) },
+      `hosted page framed from origin ${asked.slice(0, 200)}, which is not on merchant ${payment.merchantId}'s allowed_domains: the browser refuses the frame (frame-ancestors)`);
+  }
   const lang = pageLang(ctx, payment.locale);
   const pending = payment.status === 'pending';
   const eff = pending ? await effectiveMethods(s, payment) : { methods: [], fallback: false };
@@ -37,7 +43,8 @@ async function payPage(ctx: Ctx, s: Services) {
     : null;
   const b = channel?.branding;
   const branding = b ? { logoUrl: b.logo_url ?? null, primaryColor: b.primary_color ?? null, customTitle: b.custom_title ?? null } : null;
-  const html = renderPayPage({ payment, checkout, methods: eff.methods, fallback: eff.fallback, savedCards, sbpMembers, lang, nonce, autoReturnMs: AUTO_RETURN_MS, parentOrigin, branding });
+  const html = renderPayPage({ payment, checkout, methods: eff.methods, fallback: eff.fallback, savedCards, sbpMembers, lang, nonce, autoReturnMs: AUTO_RETURN_MS, parentOrigin, branding,
+    serviceOrigin: new URL(s.config.publicBaseUrl).origin });
   sendFramableHtml(ctx, 200, html, nonce, allowlist, branding?.logoUrl ? new URL(branding.logoUrl).origin : null);
 }
 

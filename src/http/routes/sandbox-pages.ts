@@ -6,6 +6,8 @@
 // the hosted page. A page or an answer that cannot go on says why on an error page (400, 409, ...),
 // never by a silent redirect. The ACS may be framed like the hosted page (the merchant's allowlist):
 // inside the embedded form the challenge carries `origin` and returns to /pay/{id}?origin=….
+// The page's language (?lang=, else the payment's locale) travels in each form's action and back
+// to the hosted page, so a customer who chose a language keeps it through the whole payment.
 import { isCheckoutId } from '../../domain/ids.js';
 import { ERRORS, messageFor, type ErrorCode } from '../../errors.js';
 import { loadCheckout, type PaymentWithCheckout } from '../../store/checkout-repo.js';
@@ -27,7 +29,7 @@ type PageCode = 'creq_invalid' | 'reference_invalid' | 'answer_invalid' | 'body_
 
 function sendError(ctx: Ctx, status: number, lang: PageLang, code: PageCode | ErrorCode, message: string, paymentId: string | null): void {
   const nonce = newNonce();
-  const back = paymentId ? `/pay/${encodeURIComponent(paymentId)}` : null;
+  const back = paymentId ? `/pay/${encodeURIComponent(paymentId)}?lang=${lang}` : null;
   sendHtml(ctx, status, renderSandboxError({ lang, nonce, code, message, back }), nonce);
 }
 
@@ -78,8 +80,8 @@ async function showChallenge(ctx: Ctx, s: Services, creq: string | null, askedOr
   const nonce = newNonce();
   const { allowlist, parentOrigin } = await framingOf(s, p.merchantId, askedOrigin);
   sendFramableHtml(ctx, 200, renderApprovalPage({
-    lang, nonce, title: t.acsTitle, text: t.acsText, amount: p.amount, currency: p.currency, action: `/sandbox/3ds/${p.id}`, ref,
-    buttons: [['Y', t.pass, 'primary'], ['N', t.fail, 'secondary']], origin: parentOrigin,
+    lang, nonce, title: t.acsTitle, text: t.acsText, amount: p.amount, currency: p.currency, action: `/sandbox/3ds/${p.id}?lang=${lang}`, ref,
+    buttons: [['Y', t.pass, 'primary'], ['N', t.fail, 'secondary']], origin: parentOrigin, paymentId: p.id,
   }), nonce, allowlist);
 }
 
@@ -100,7 +102,7 @@ function approvalPage(kind: 'sbp' | 'wallet') {
     const nonce = newNonce();
     sendHtml(ctx, 200, renderApprovalPage({
       lang, nonce, title, text: kind === 'sbp' ? t.bankText : t.walletText, amount: p.amount, currency: p.currency,
-      action: `/sandbox/${kind}/${p.id}`, ref, buttons: [['approve', t.approve, 'primary'], ['decline', t.decline, 'secondary']],
+      action: `/sandbox/${kind}/${p.id}?lang=${lang}`, ref, buttons: [['approve', t.approve, 'primary'], ['decline', t.decline, 'secondary']],
     }), nonce);
   };
 }
@@ -141,7 +143,7 @@ function post(kind: PageKind) {
       s.log.info({ requestId: ctx.requestId, paymentId: id, source: kind, ok: reply.ok, status: reply.ok ? reply.payment.status : reply.failure.code }, 'sandbox bank answer');
       if (!reply.ok) return catalogueError(ctx, lang, reply.failure.code, id);
       const parent = form.has('origin') ? (await framingOf(s, found.payment.merchantId, form.get('origin'))).parentOrigin : null;
-      redirect(ctx, `/pay/${encodeURIComponent(id)}${originQuery(parent)}`);
+      redirect(ctx, `/pay/${encodeURIComponent(id)}?lang=${lang}${originQuery(parent, '&')}`);
     })();
   };
 }
