@@ -6,6 +6,7 @@
 // recorded with the payment's move, the outbox events and the deliveries in one statement.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { prefixedId } from '../src/domain/ids.js';
+import { currencyExponent } from '../src/domain/money.js';
 import { transition, type Payment } from '../src/domain/payment.js';
 import { planRefund, REFUND_OPERATION, remainingOf, type Refund } from '../src/domain/refund.js';
 import type { RefundResult } from '../src/connectors/types.js';
@@ -33,7 +34,9 @@ const persisted = (): Failed => failed(fail('service_unavailable', null, 'versio
 /** An amount over what is left: the refusal names the remaining amount (the gateway shows it as fields too). */
 const overRemaining = (p: Payment): ApiFailure => {
   const remaining = remainingOf(p);
-  return { ...fail('refund_amount_invalid', 'amount', `${remaining} ${p.currency} remaining`), extra: { remaining, currency: p.currency } };
+  // Minor units, as every amount of the API, with the sum a person reads beside it.
+  const major = (remaining / 10 ** currencyExponent(p.currency)).toFixed(currencyExponent(p.currency));
+  return { ...fail('refund_amount_invalid', 'amount', `${remaining} remaining, in minor units (${major} ${p.currency})`), extra: { remaining, currency: p.currency } };
 };
 
 /** A payment that cannot be refunded now: the refusal names its status and what would allow it. */

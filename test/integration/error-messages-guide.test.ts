@@ -35,7 +35,7 @@ t.test('refund: the wrong state is named; over the remaining amount gives it', a
   const over = await s.request('POST', `/api/v2/payments/${p.body.id}/refunds`, { key: m.key, body: { amount: 800 } });
   t.equal(over.status, 422);
   t.equal(over.body.error.code, 'refund_amount_invalid');
-  t.match(over.body.error.message, /700 AZN remaining/, 'the remaining amount, as the gateway\'s answer gives it');
+  t.match(over.body.error.message, /700 remaining, in minor units \(7\.00 AZN\)/, 'the remaining amount, as the gateway\'s answer gives it');
   t.equal((await s.request('POST', `/api/v2/payments/${p.body.id}/refunds`, { key: m.key, body: {} })).status, 201, 'no amount refunds the rest');
   const done = await s.request('POST', `/api/v2/payments/${p.body.id}/refunds`, { key: m.key, body: {} });
   t.match(done.body.error.message, /the payment is refunded: nothing is left to refund/);

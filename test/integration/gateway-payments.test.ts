@@ -131,7 +131,7 @@ t.test('refunds: partial, above the remaining balance (400 stating it), the rest
   t.equal(over.body.error.code, 'VALIDATION_ERROR');
   t.equal(over.body.error.param, 'amount');
   t.equal(over.body.error.remaining, 4000);
-  t.match(over.body.error.message, /4000 RUB remaining/);
+  t.match(over.body.error.message, /4000 remaining, in minor units \(40\.00 RUB\)/);
   const rest = await s.request('POST', `/v2/payments/${id}/refund`, { key: sk, body: {} });
   t.match(rest.body, { status: 'refunded', amount_refunded: 4000, total_refunded: 4900, remaining: 0, reason: null });
   const noBody = await s.request('POST', `/v2/payments/${id}/refund`, { key: sk, body: {} });

@@ -76,7 +76,7 @@ const FIX: Record<ErrorCode, RegExp> = {
   card_number_invalid: ANY_FIX,
   card_expiry_invalid: ANY_FIX,
   card_cvc_invalid: ANY_FIX,
-  card_holder_invalid: /must be at most 100 letters/,
+  card_holder_invalid: /no digits and no < or >: enter it as printed on the card/,
   phone_invalid: /must be in international E\.164 format/,
   email_invalid: ANY_FIX,
   sbp_member_unknown: /choose another bank/,
