@@ -19,7 +19,7 @@ if (!PG_URL) {
 const RECOVERY_WAIT_MS = 60_000;
 const call = callChild;
 
-const cluster = await startCluster(t, 'att', { ATTEMPT_RECOVERY_AFTER_MS: '300', ATTEMPT_RECOVERY_POLL_MS: '100' });
+const cluster = await startCluster(t, 'att', { ATTEMPT_RECOVERY_AFTER_MS: '3000', ATTEMPT_RECOVERY_POLL_MS: '100' });
 const { db } = cluster;
 const start = cluster.start;
 

@@ -18,7 +18,7 @@ if (!PG_URL) {
 
 const call = callChild;
 
-const cluster = await startCluster(t, 'cap', { ATTEMPT_RECOVERY_AFTER_MS: '300', ATTEMPT_RECOVERY_POLL_MS: '100' });
+const cluster = await startCluster(t, 'cap', { ATTEMPT_RECOVERY_AFTER_MS: '3000', ATTEMPT_RECOVERY_POLL_MS: '100' });
 /** A recovery claim is leased for 30 s: a claim taken by the dying process (or one whose shard was restarting) is retried after it. */
 const RECOVERY_WAIT_MS = 60_000;
 const { db } = cluster;

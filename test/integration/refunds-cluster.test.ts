@@ -18,7 +18,7 @@ if (!PG_URL) {
 
 const call = callChild;
 
-const cluster = await startCluster(t, 'rfd', { ATTEMPT_RECOVERY_AFTER_MS: '300', ATTEMPT_RECOVERY_POLL_MS: '100' });
+const cluster = await startCluster(t, 'rfd', { ATTEMPT_RECOVERY_AFTER_MS: '3000', ATTEMPT_RECOVERY_POLL_MS: '100' });
 const { db } = cluster;
 const a = await cluster.start();
 const b = await cluster.start();
