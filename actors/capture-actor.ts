@@ -96,7 +96,10 @@ async function run(ctx: ActorContext, id: string, cmd: HoldCommand, key: Attempt
     if (prior) {
       if (prior.requestHash !== key!.hash || prior.aggregateId !== id) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
       markCommitted(ctx); // the key holds an attempt: no later failure may say "nothing happened"
-      if (prior.status !== 'started') return answerOfKey(p, cmd, prior);
+      // The payment read above may predate the outcome the attempt now shows (its settle commits the
+      // payment's move with the attempt's outcome): read it again, after the attempt, so a replay
+      // shows the change its key made (the simulator's seed 3 saw a cancel replayed as authorized).
+      if (prior.status !== 'started') return answerOfKey((await findPayment(ctx.db, id)) ?? p, cmd, prior);
       // The key's first request is still running (here or in another process), or awaits recovery.
       if (ctx.now() + pause > waitUntil) return failed({ ...fail('idempotency_key_in_use'), retryAfterSeconds: 1 });
       await sleep(pause);
