@@ -102,9 +102,13 @@ async function run() {
     t.equal(payment.status, 'pending', created);
     t.equal(payment.amount, 4900);
 
-    // Step 5: pay on checkout_url with the README's card.
-    const cardNumber = /test card `([\d ]+)`/.exec(section)?.[1];
-    t.equal(cardNumber?.replaceAll(' ', ''), CARDS.success, 'the README names the sandbox success card');
+    // Step 5: pay on checkout_url with the card the README points to: the first row of the sandbox's
+    // Test cards (the README itself writes no card number out).
+    t.match(section, '](docs/sandbox.md#test-cards)', 'the README links the test cards');
+    const sandbox = readFileSync(path.join(ROOT, 'docs', 'sandbox.md'), 'utf8');
+    const cards = sandbox.slice(sandbox.indexOf('## Test cards'));
+    const cardNumber = /^\| ([\d ]+) \|/m.exec(cards)?.[1];
+    t.equal(cardNumber?.replaceAll(' ', ''), CARDS.success, 'its first row is the sandbox success card');
     const { chromium } = await import('playwright-core');
     const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
     t.teardown(() => browser.close());
