@@ -37,10 +37,15 @@ const sandbox = connectors.find((c) => c.name === 'sandbox')!;
 const card = checkCard({ number: '4242424242424242', exp_month: '12', exp_year: '2034', cvc: '123' }, Date.now());
 if (!card.ok) throw new Error(card.code);
 
-/** An attempt recorded `agoMs` ago and charged at the bank, whose outcome the engine never recorded. */
+/**
+ * An attempt recorded about `agoMs` ago and charged at the bank, whose outcome the engine never
+ * recorded. It is placed 200 ms into a whole second, so that with 1 s windows the bank's charge
+ * (100 ms later) always falls in the attempt's own window, whatever the clock says when this runs.
+ */
 async function crashedCharge(id: string, agoMs: number) {
   await db.query(`INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, created_at)
-                  VALUES ($1, 'cs_crashed', 'authorize_card', 'sandbox', 5000, 'RUB', 'started', now() - make_interval(secs => $2::float8 / 1000))`, [id, agoMs]);
+                  VALUES ($1, 'cs_crashed', 'authorize_card', 'sandbox', 5000, 'RUB', 'started',
+                          date_trunc('second', now() - make_interval(secs => $2::float8 / 1000)) + interval '200 milliseconds')`, [id, agoMs]);
   const r = await sandbox.authorizeCard({ attemptId: id, paymentId: 'cs_crashed', amount: 5000, currency: 'RUB', livemode: false, baseUrl: 'http://x' }, card.ok ? card.card : (null as never));
   if (r.kind !== 'succeeded') throw new Error(JSON.stringify(r));
   // The bank charged during the call, 100 ms after the attempt was recorded.
