@@ -151,22 +151,34 @@ export interface AttemptRecord {
   next: { status: string; delayMs?: number };
 }
 
-/** Records one attempt and the delivery's next state, unless another process took the delivery over. */
-export async function recordAttempt(db: pg.Pool, a: AttemptRecord): Promise<boolean> {
-  const res = await db.query({
+/**
+ * Records attempts and their deliveries' next states, many in one statement (the dispatcher groups
+ * the attempts that end together): true for each one recorded, false where another process took
+ * the delivery over (its lease ran out) and the attempt is not this process's to record.
+ */
+export async function recordAttempts(db: pg.Pool, rs: AttemptRecord[]): Promise<boolean[]> {
+  const res = await db.query<{ id: string; attempt: number }>({
     name: 'webhook_record',
     text: `
-WITH att AS (
+WITH x AS (
+  SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::int[], $5::int[], $6::text[], $7::text[], $8::float8[])
+    AS x(delivery_id, attempt, started_at, duration_ms, status_code, error, status, delay_ms)
+), att AS (
   INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status_code, error)
-  VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING
+  SELECT delivery_id, attempt, started_at, duration_ms, status_code, error FROM x ON CONFLICT DO NOTHING
 )
-UPDATE webhook_deliveries SET status = $7, next_attempt_at = COALESCE(${nowOf('webhook_deliveries.test_clock_id')} + make_interval(secs => $8::float8 / 1000), next_attempt_at), lease_until = NULL,
-  last_status = $5, last_error = $6, updated_at = now()
-WHERE id = $1 AND attempts = $2 AND status = 'delivering'`,
-    values: [a.deliveryId, a.attempt, new Date(a.startedAt).toISOString(), a.durationMs, a.statusCode, a.error, a.next.status,
-      a.next.delayMs ?? null],
+UPDATE webhook_deliveries d SET status = x.status,
+  next_attempt_at = COALESCE(${nowOf('d.test_clock_id')} + make_interval(secs => x.delay_ms / 1000), d.next_attempt_at),
+  lease_until = NULL, last_status = x.status_code, last_error = x.error, updated_at = now()
+FROM x WHERE d.id = x.delivery_id AND d.attempts = x.attempt AND d.status = 'delivering'
+RETURNING d.id, x.attempt`,
+    values: [
+      rs.map((a) => a.deliveryId), rs.map((a) => a.attempt), rs.map((a) => new Date(a.startedAt).toISOString()), rs.map((a) => a.durationMs),
+      rs.map((a) => a.statusCode), rs.map((a) => a.error), rs.map((a) => a.next.status), rs.map((a) => a.next.delayMs ?? null),
+    ],
   });
-  return res.rowCount === 1;
+  const done = new Set(res.rows.map((r) => `${r.id}\0${r.attempt}`));
+  return rs.map((a) => done.has(`${a.deliveryId}\0${a.attempt}`));
 }
 
 export async function listEvents(db: pg.Pool, merchantId: string, limit: number, type?: string): Promise<Record<string, unknown>[]> {

@@ -8,7 +8,7 @@ import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
 import { createPayment, transition } from '../../src/domain/payment.js';
 import { paymentId } from '../../src/domain/ids.js';
 import { insertPayments, updatePayments } from '../../src/store/payments-repo.js';
-import { insertEventWithDelivery, upsertSettings } from '../../src/store/webhooks-repo.js';
+import { claimDeliveries, insertEventWithDelivery, recordAttempts, upsertSettings } from '../../src/store/webhooks-repo.js';
 import { startTestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 
@@ -84,4 +84,35 @@ t.test('gateway path: flat envelope, timestamped sha256 signature, delivery head
   const ts = String(rec.headers['x-svc-timestamp']);
   const expected = crypto.createHmac('sha256', settings.secret).update(`${ts}.${rec.body}`).digest('hex');
   t.equal(rec.headers['x-svc-signature'], `sha256=${expected}`);
+});
+
+t.test('attempts that end together are recorded in one statement; one taken over meanwhile is not recorded, the others are', async (t) => {
+  const { settings } = await upsertSettings(pool, { merchantId: m.id, api: 'gateway', channelId: null, url: 'https://hooks.example/grouped', events: null });
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const { deliveryId } = await insertEventWithDelivery(pool, { merchantId: m.id, livemode: false, api: 'gateway', type: 'payment.succeeded', aggregateId: `cs_grouped_${i}`, data: { i }, settingsId: settings.id });
+    ids.push(deliveryId);
+  }
+  const claimed = [];
+  for (const id of ids) claimed.push(...await claimDeliveries(pool, { limit: 1, leaseMs: 60_000, inflight: new Map(), perEndpoint: 10, only: id, force: true }));
+  t.equal(claimed.length, 3, 'all three leased');
+  // The second's lease ran out and another process claimed it again (attempt 2): attempt 1 is not its to record.
+  await pool.query("UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE id = $1", [ids[1]]);
+  const before = (await pool.query("SELECT count(*)::int AS n FROM webhook_attempts")).rows[0].n;
+  const now = Date.now();
+  const out = await recordAttempts(pool, [
+    { deliveryId: ids[0], attempt: 1, startedAt: now, durationMs: 12, statusCode: 200, error: null, next: { status: 'succeeded' } },
+    { deliveryId: ids[1], attempt: 1, startedAt: now, durationMs: 30, statusCode: 500, error: null, next: { status: 'pending', delayMs: 30_000 } },
+    { deliveryId: ids[2], attempt: 1, startedAt: now, durationMs: 40, statusCode: 503, error: 'busy', next: { status: 'pending', delayMs: 60_000 } },
+  ]);
+  t.same(out, [true, false, true]);
+  const rows = (await pool.query(`SELECT id, status, last_status, last_error, lease_until, (extract(epoch FROM next_attempt_at - now()))::int AS due_in
+                                  FROM webhook_deliveries WHERE id = ANY($1)`, [ids])).rows;
+  const of = (id: string) => rows.find((r) => r.id === id);
+  t.match(of(ids[0]), { status: 'succeeded', last_status: 200, last_error: null, lease_until: null });
+  t.match(of(ids[1]), { status: 'delivering', last_status: null }, 'the other process\'s attempt is left alone');
+  t.match(of(ids[2]), { status: 'pending', last_status: 503, last_error: 'busy', lease_until: null });
+  t.ok(of(ids[2]).due_in > 50 && of(ids[2]).due_in <= 60, `retry due in about a minute (${of(ids[2]).due_in} s)`);
+  // The attempt log holds every attempt made, the taken-over one's too (the receiver did get it).
+  t.equal((await pool.query("SELECT count(*)::int AS n FROM webhook_attempts")).rows[0].n, before + 3);
 });
