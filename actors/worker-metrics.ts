@@ -8,6 +8,7 @@ import v8 from 'node:v8';
 import type pg from 'pg';
 import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { webhookMetrics, type WebhookMetrics } from '../src/metrics/webhooks.js';
+import { sandboxBankMetrics } from '../src/metrics/sandbox-bank.js';
 import { sandboxBankStats } from '../src/connectors/sandbox/ledger.js';
 
 export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
@@ -77,15 +78,6 @@ export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, pro
     labelNames: ['shard', 'writer'], registers,
     collect() { this.reset(); for (const [writer, w] of Object.entries(writers)) this.inc({ shard: s, writer }, w.stats.writes); },
   });
-  // The sandbox bank stands for a remote acquirer but runs on this machine: its share of the time
-  // and statements, so that the engine's own cost can be told apart (docs/operations.md).
-  const bank = sandboxBankStats;
-  const counter = (name: string, help: string, value: () => number) =>
-    new Counter({ name, help, labelNames: ['shard'], registers, collect() { this.reset(); this.inc({ shard: s }, value()); } });
-  counter('sandbox_bank_calls_total', 'Calls of the sandbox bank (operations and status queries) a shard made since it started.', () => bank.calls);
-  counter('sandbox_bank_call_seconds_total', 'Wall time callers of a shard spent inside sandbox bank calls (decision, grouping wait, ledger statements).', () => bank.callSeconds);
-  counter('sandbox_bank_statements_total', 'Postgres statements the sandbox bank\'s ledger sent from a shard (grouped: one carries many calls).', () => bank.statements);
-  counter('sandbox_bank_statement_seconds_total', 'Time spent in those statements, from sending to answer.', () => bank.statementSeconds);
-  counter('sandbox_bank_statement_rows_total', 'Bank calls those statements carried (÷ statements: the group size).', () => bank.rows);
+  sandboxBankMetrics(registers, s, sandboxBankStats); // the bank's share, apart from the engine's
   return { webhooks: webhookMetrics(registers), snapshot: () => registry.getMetricsAsJSON() };
 }
