@@ -1,9 +1,10 @@
 // Payouts, run by the actor of the payout's id. A payout follows the attempt protocol
-// (attempt-protocol.ts): the pending payout and its attempt are recorded in the transaction that
-// holds the merchant's balance lock for the currency and mode and checks the available balance
-// (src/store/payouts-repo.ts), the bank is called with the attempt id as its idempotency key, and
-// its answer is recorded with the payout's move, the outbox event and the deliveries in one
-// statement. Recovery asks the bank for an attempt's outcome instead of paying again.
+// (attempt-protocol.ts): the amount is reserved on the balance's row for the currency and mode,
+// and the pending payout and its attempt recorded, by one statement that holds that row's lock only
+// until it commits (src/store/payouts-repo.ts); the bank is called after it, with the attempt id as
+// its idempotency key, and its answer is recorded with the payout's move (a failure gives the
+// reservation back), the outbox event and the deliveries in one statement, on the payout's status
+// and attempt. Recovery asks the bank for an attempt's outcome instead of paying again.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { payoutView } from '../src/api/payouts.js';
 import { PAYOUT_OPERATION, transitionPayout, type Payout, type PayoutCommand } from '../src/domain/payout.js';

@@ -8,6 +8,8 @@ import v8 from 'node:v8';
 import type pg from 'pg';
 import { Counter, Gauge, Registry, type MetricObjectWithValues, type MetricValue } from 'prom-client';
 import { webhookMetrics, type WebhookMetrics } from '../src/metrics/webhooks.js';
+import { sandboxBankMetrics } from '../src/metrics/sandbox-bank.js';
+import { sandboxBankStats } from '../src/connectors/sandbox/ledger.js';
 
 export type MetricsJson = MetricObjectWithValues<MetricValue<string>>[];
 
@@ -76,5 +78,6 @@ export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, pro
     labelNames: ['shard', 'writer'], registers,
     collect() { this.reset(); for (const [writer, w] of Object.entries(writers)) this.inc({ shard: s, writer }, w.stats.writes); },
   });
+  sandboxBankMetrics(registers, s, sandboxBankStats); // the bank's share, apart from the engine's
   return { webhooks: webhookMetrics(registers), snapshot: () => registry.getMetricsAsJSON() };
 }

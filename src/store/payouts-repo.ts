@@ -1,8 +1,8 @@
 // SQL for payouts and the balance. A payout is written by its own actor in two steps of the attempt
-// protocol: `beginPayout` (one transaction: the merchant's balance lock for the currency and mode,
-// the available-balance check, the connector attempt and the pending payout) and `settlePayout`
-// (one statement: the payout's final status, the attempt's outcome, the outbox event and its
-// webhook deliveries). docs/decisions.md "Payouts and balance".
+// protocol: `beginPayout` (one statement: the reservation on the balance's row for the currency and
+// mode, the available-balance check, the connector attempt and the pending payout) and
+// `settlePayout` (one statement: the payout's final status, the attempt's outcome, a failed payout's
+// reservation given back, the outbox event and its webhook deliveries). docs/decisions.md "Payouts and balance".
 import type pg from 'pg';
 import { eventId } from '../domain/ids.js';
 import type { MaskedDestination, Payout, PayoutFailure, PayoutStatus } from '../domain/payout.js';
@@ -31,69 +31,76 @@ const SETTLED = `('succeeded', 'partially_refunded', 'refunded')`;
  * The available balance of one currency and mode: the net (amount less fee less refunds) of its
  * settled payments, less every payout that has not failed (pending payouts are reserved).
  */
-const AVAILABLE_SQL = `
-SELECT (COALESCE((SELECT sum(net) FROM payments WHERE merchant_id = $1 AND livemode = $2 AND currency = $3 AND status IN ${SETTLED}), 0)
-      - COALESCE((SELECT sum(amount) FROM payouts WHERE merchant_id = $1 AND livemode = $2 AND currency = $3 AND status <> 'failed'), 0))::bigint AS available`;
+const AVAILABLE = `(COALESCE((SELECT sum(net) FROM payments WHERE merchant_id = $1 AND livemode = $2 AND currency = $3 AND status IN ${SETTLED}), 0)
+      - COALESCE((SELECT sum(amount) FROM payouts WHERE merchant_id = $1 AND livemode = $2 AND currency = $3 AND status <> 'failed'), 0))::bigint`;
 
 export type PayoutBegin = { kind: 'started' } | { kind: 'insufficient'; available: number } | { kind: 'key_taken' };
 
 /**
- * Step 1 of the attempt protocol for a payout. The transaction takes a transaction-scoped advisory
- * lock named after (merchant, mode, currency) first, so every payout of that balance, in any
- * process, checks and reserves in turn: the check and the insert see the same committed balance.
- * Under the lock the Idempotency-Key is checked before the balance (`key_taken`), so a same-key
- * request never reads a balance its own first request reserved.
+ * The reservation, in one statement (so one round trip and one commit hold the balance's lock):
+ * the Idempotency-Key first (a payout holding it is the answer, never a balance refusal its own
+ * reservation caused), then the balance row `payout_balances` (migration 024) is locked by the
+ * upsert and its `held` raised by the amount only if it still fits under the net of the settled
+ * payments; the attempt and the pending payout are inserted only with it. The net is summed before
+ * the row's lock is waited for (a payment settling meanwhile only adds to it); `held` is re-read
+ * after the wait (an upsert's conflict arm always sees the latest committed row), so every payout
+ * of one balance, in any process, reserves in turn and none overdraws.
+ */
+const RESERVE_SQL = `
+WITH net AS (
+  SELECT COALESCE(sum(net), 0)::bigint AS v FROM payments
+  WHERE merchant_id = $1 AND livemode = $2 AND currency = $3 AND status IN ${SETTLED}
+), taken AS (
+  SELECT 1 FROM payouts WHERE $4::text IS NOT NULL AND merchant_id = $1 AND livemode = $2 AND idempotency_key = $4
+), bal AS (
+  INSERT INTO payout_balances AS b (merchant_id, livemode, currency, held)
+  SELECT $1, $2, $3, $5::bigint FROM net WHERE $5::bigint <= net.v AND NOT EXISTS (SELECT 1 FROM taken)
+  ON CONFLICT (merchant_id, livemode, currency) DO UPDATE SET held = b.held + EXCLUDED.held
+    WHERE b.held + EXCLUDED.held <= (SELECT v FROM net)
+  RETURNING 1
+), att AS (
+  INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
+  SELECT $6, $7, $8, $9, $10, $11, 'started', $12 FROM bal
+), po AS (
+  INSERT INTO payouts (id, merchant_id, livemode, amount, currency, status, destination, failure, metadata, attempt_id,
+                       request_id, idempotency_key, request_hash, created_at, updated_at)
+  SELECT $7, $1, $2, $5, $3, 'pending', $13, NULL, $14, $6, $15, $4, $16, $17, $17 FROM bal
+)
+SELECT EXISTS (SELECT 1 FROM bal) AS reserved, EXISTS (SELECT 1 FROM taken) AS taken`;
+
+/** After a refusal: whether the key is held by now, and the balance available (from the rows). */
+const REFUSAL_SQL = `
+SELECT EXISTS (SELECT 1 FROM payouts WHERE $4::text IS NOT NULL AND merchant_id = $1 AND livemode = $2 AND idempotency_key = $4) AS taken,
+  ${AVAILABLE} AS available`;
+
+/**
+ * Step 1 of the attempt protocol for a payout: reserves the amount on the balance and records the
+ * attempt and the pending payout, in one statement (RESERVE_SQL); the bank is called after it has
+ * committed, never under the balance's lock. `settlePayout` gives a failed payout's amount back.
  */
 export async function beginPayout(db: pg.Pool, p: Payout, a: AttemptStart): Promise<PayoutBegin> {
-  const client = await db.connect();
+  let res: pg.QueryResult<{ reserved: boolean; taken: boolean }>;
   try {
-    await client.query('BEGIN');
-    await client.query({
-      name: 'payout_balance_lock',
-      text: `SELECT pg_advisory_xact_lock(hashtextextended('balance:' || $1 || ':' || $2::text || ':' || $3, 0))`,
-      values: [p.merchantId, p.livemode, p.currency],
+    res = await db.query({
+      name: 'payout_reserve',
+      text: RESERVE_SQL,
+      values: [p.merchantId, p.livemode, p.currency, p.idempotencyKey, p.amount, a.id, p.id, a.operation, a.connector, a.amount, a.currency,
+        JSON.stringify(a.context), JSON.stringify(p.destination), JSON.stringify(p.metadata), p.requestId, p.requestHash, iso(p.createdAt)],
     });
-    // The key first: a payout already holding it (committed by another request, in this process or
-    // another) is the answer, never a balance refusal that its own reservation caused.
-    if (p.idempotencyKey !== null) {
-      const held = await client.query({
-        name: 'payout_key_held', text: 'SELECT 1 FROM payouts WHERE merchant_id = $1 AND livemode = $2 AND idempotency_key = $3',
-        values: [p.merchantId, p.livemode, p.idempotencyKey],
-      });
-      if (held.rowCount) {
-        await client.query('ROLLBACK');
-        return { kind: 'key_taken' };
-      }
-    }
-    const bal = await client.query<{ available: string }>({ name: 'payout_available', text: AVAILABLE_SQL, values: [p.merchantId, p.livemode, p.currency] });
-    const available = Number(bal.rows[0].available);
-    if (available < p.amount) {
-      await client.query('ROLLBACK');
-      return { kind: 'insufficient', available };
-    }
-    await client.query({
-      name: 'payout_attempt_insert',
-      text: `INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
-             VALUES ($1, $2, $3, $4, $5, $6, 'started', $7)`,
-      values: [a.id, p.id, a.operation, a.connector, a.amount, a.currency, JSON.stringify(a.context)],
-    });
-    await client.query({
-      name: 'payout_insert',
-      text: `INSERT INTO payouts (id, merchant_id, livemode, amount, currency, status, destination, failure, metadata, attempt_id,
-                                  request_id, idempotency_key, request_hash, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, 'pending', $6, NULL, $7, $8, $9, $10, $11, $12, $12)`,
-      values: [p.id, p.merchantId, p.livemode, p.amount, p.currency, JSON.stringify(p.destination), JSON.stringify(p.metadata), a.id,
-        p.requestId, p.idempotencyKey, p.requestHash, iso(p.createdAt)],
-    });
-    await client.query('COMMIT');
-    return { kind: 'started' };
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => {});
+    // The key was committed by another request while this one waited: that payout is the answer.
     if ((err as { constraint?: string }).constraint === 'payouts_idempotency') return { kind: 'key_taken' };
     throw err;
-  } finally {
-    client.release();
   }
+  const r = res.rows[0];
+  if (r.reserved) return { kind: 'started' };
+  if (r.taken) return { kind: 'key_taken' };
+  // Refused for the balance: read again, so that a key committed meanwhile answers as its payout.
+  const again = await db.query<{ taken: boolean; available: string }>({
+    name: 'payout_refusal', text: REFUSAL_SQL, values: [p.merchantId, p.livemode, p.currency, p.idempotencyKey],
+  });
+  const x = again.rows[0];
+  return x.taken ? { kind: 'key_taken' } : { kind: 'insufficient', available: Number(x.available) };
 }
 
 export interface PayoutSettlement {
@@ -114,6 +121,10 @@ WITH upd AS (
 ), att AS (
   UPDATE connector_attempts a SET status = $7, result = $8, updated_at = now()
   FROM upd WHERE a.id = $2 AND a.status = 'started'
+), rel AS (
+  -- A failed payout gives its reservation back (migration 024).
+  UPDATE payout_balances b SET held = b.held - upd.amount
+  FROM upd WHERE upd.status = 'failed' AND b.merchant_id = upd.merchant_id AND b.livemode = upd.livemode AND b.currency = upd.currency
 ), ev AS (
   INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
   SELECT $9, upd.merchant_id, upd.livemode, 'gateway', $10, upd.id, $11, upd.updated_at FROM upd

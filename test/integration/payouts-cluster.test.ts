@@ -151,3 +151,58 @@ t.test('a process killed after recording the payout, before the bank call: faile
   t.equal((await bankPayouts(m.id)).filter((l) => l.moved).length, 1, 'paid once in all');
   t.equal(await available(a, m.sk), 3_000);
 });
+
+/** What the balance row has reserved, and what its payouts that have not failed add up to: always equal. */
+const reservation = async (merchant: string) => (await db.query(
+  `SELECT COALESCE((SELECT held FROM payout_balances WHERE merchant_id = $1 AND currency = 'AZN'), 0)::int AS held,
+          COALESCE((SELECT sum(amount) FROM payouts WHERE merchant_id = $1 AND currency = 'AZN' AND status <> 'failed'), 0)::int AS owed`, [merchant])).rows[0] as { held: number; owed: number };
+
+t.test('parallel payouts on one balance, some declined by the bank, through two processes: never overdrawn, declines give their reservation back (issue 25)', async (t) => {
+  const m = await fundedMerchant(6_000);
+  // 24 x 500 = 12 000 asked of 6 000; every third goes to an IBAN the bank declines (money back).
+  const DECLINED = { type: 'iban', iban: 'DE52370400440532013666' };
+  const answers = await Promise.all(Array.from({ length: 24 }, async (_, i) => {
+    const end = Date.now() + 30_000;
+    for (;;) {
+      const r = await call(i % 2 ? b : a, 'POST', '/v2/payouts', m.sk, { amount: 500, currency: 'AZN', destination: i % 3 ? DEST : DECLINED }, { 'idempotency-key': `mix-${i}` });
+      const retryable = r.status === 503 || (r.status === 409 && r.body?.error?.code === 'IDEMPOTENCY_KEY_IN_USE');
+      if (!retryable || Date.now() > end) return r;
+      await new Promise((x) => setTimeout(x, 20));
+    }
+  }));
+  const summary = answers.map((r) => `${r.status}:${r.body?.error?.code ?? r.body?.status}`).join(' ');
+  t.ok(answers.every((r) => (r.status === 200 && ['paid', 'failed'].includes(r.body.status)) || (r.status === 400 && r.body.error.code === 'INSUFFICIENT_BALANCE')), summary);
+  const rows = await payoutRows(m.id);
+  const paid = rows.filter((r) => r.status === 'paid');
+  t.ok(paid.length * 500 <= 6_000, `never more than the balance (${paid.length} paid)`);
+  t.equal(rows.filter((r) => r.status === 'pending').length, 0, 'none left pending');
+  t.same(await reservation(m.id), { held: paid.length * 500, owed: paid.length * 500 }, 'the reservation is what was paid');
+  t.equal((await bankPayouts(m.id)).filter((l) => l.moved).length, paid.length, 'the bank paid each once');
+  // Whatever is left can be paid out to the last unit, and not one unit more.
+  const left = await available(a, m.sk);
+  t.equal(left, 6_000 - paid.length * 500);
+  if (left > 0) {
+    const last = await call(b, 'POST', '/v2/payouts', m.sk, { amount: left, currency: 'AZN', destination: DEST }, { 'idempotency-key': 'mix-last' });
+    t.same([last.status, last.body.status], [200, 'paid'], 'the rest fits');
+  }
+  const over = await call(a, 'POST', '/v2/payouts', m.sk, { amount: 1, currency: 'AZN', destination: DEST }, { 'idempotency-key': 'mix-over' });
+  t.same([over.status, over.body.error?.code, over.body.error?.available], [400, 'INSUFFICIENT_BALANCE', 0], 'one unit more is refused');
+  t.same(await reservation(m.id), { held: 6_000, owed: 6_000 });
+});
+
+t.test('a process killed between the reservation and the bank call: recovery gives the whole reservation back (issue 25)', async (t) => {
+  const m = await fundedMerchant(3_000);
+  const c = await cluster.start({ FAILPOINTS: 'after-attempt-recorded:kill', IDEMPOTENCY_INFLIGHT_MS: '1000' });
+  const body = { amount: 3_000, currency: 'AZN', destination: DEST };
+  await t.rejects(call(c, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': 'reserve-then-die' }));
+  await c.exited;
+  t.same(await reservation(m.id), { held: 3_000, owed: 3_000 }, 'reserved while the attempt is open');
+  const refused = await call(a, 'POST', '/v2/payouts', m.sk, { ...body, amount: 1 }, { 'idempotency-key': 'while-open' });
+  t.same([refused.status, refused.body.error?.code], [400, 'INSUFFICIENT_BALANCE'], 'nothing else fits meanwhile');
+  await until('resolved', async () => (await openAttempts(m.id)) === 0 && (await payoutRows(m.id))[0]?.status === 'failed');
+  t.same(await reservation(m.id), { held: 0, owed: 0 }, 'the interrupted payout holds nothing');
+  const fresh = await call(b, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': 'after-recovery' });
+  t.same([fresh.status, fresh.body.status], [200, 'paid'], 'the whole balance can be paid out again');
+  t.same(await reservation(m.id), { held: 3_000, owed: 3_000 });
+  t.equal((await bankPayouts(m.id)).filter((l) => l.moved).length, 1, 'paid once in all');
+});

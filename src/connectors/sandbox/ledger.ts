@@ -2,9 +2,19 @@
 // operation by the caller's idempotency key. The first result for a key (or for one 3-D Secure
 // challenge or page decision, whatever key repeats it) is the only one: a repeat gets it back and
 // moves no money twice. A status query for a key the bank never saw closes that key.
+//
+// Cost (issue 25): the bank decides first (decisions.ts is pure apart from fresh references, so a
+// decision that loses the race is simply dropped), then records it with one
+// `INSERT … ON CONFLICT DO NOTHING RETURNING`; only a key or reference already held costs a second
+// statement, which reads the winner. Calls of one thread that arrive together share those
+// statements (unnest), with row isolation: a group Postgres refuses for one row's data is split
+// and retried, so the bad row fails alone (ledger-group.ts).
 import type pg from 'pg';
 import { bankOutcomeOf, operationKind, type BankOperation } from '../../domain/reconciliation.js';
 import type { CaptureResult, ConnectorResult, PayoutResult, RefundResult, UnknownAttempt } from '../types.js';
+import { LedgerGroup, timed } from './ledger-group.js';
+
+export { sandboxBankStats } from './ledger-group.js';
 
 type Recorded = ConnectorResult | RefundResult | PayoutResult | CaptureResult;
 
@@ -19,47 +29,36 @@ export interface LedgerEntry {
 
 const CLOSED: UnknownAttempt = { kind: 'unknown_attempt' };
 
-export class SandboxLedger {
-  constructor(private readonly db: pg.Pool) {}
+export interface LedgerOptions {
+  /** Calls recorded by one statement, at most. */
+  maxBatch?: number;
+  /** Statements in flight at once, at most; calls arriving meanwhile wait for the next group. */
+  maxInflight?: number;
+}
 
-  private async existing(e: Pick<LedgerEntry, 'key' | 'operation' | 'reference'>): Promise<Recorded | UnknownAttempt | null> {
-    const res = await this.db.query<{ result: Recorded | UnknownAttempt }>({
-      name: 'sandbox_ledger_find',
-      text: `SELECT result FROM sandbox_ledger WHERE idempotency_key = $1
-             OR ($3::text IS NOT NULL AND operation = $2 AND reference = $3) ORDER BY created_at LIMIT 1`,
-      values: [e.key, e.operation, e.reference],
-    });
-    return res.rows[0]?.result ?? null;
+export class SandboxLedger {
+  private readonly group: LedgerGroup;
+
+  constructor(private readonly db: pg.Pool, opts: LedgerOptions = {}) {
+    this.group = new LedgerGroup(db, opts.maxBatch ?? 64, opts.maxInflight ?? 2);
   }
 
-  /** Runs `decide` once per key: the first recorded result wins, for every process. */
+  /** Runs `decide` and records its result unless the key already holds one: the first recorded result wins, for every process. */
   async once<R extends Recorded>(e: LedgerEntry, decide: () => Promise<R>): Promise<R | UnknownAttempt> {
-    const seen = await this.existing(e);
-    if (seen) return seen as R | UnknownAttempt;
-    const result = await decide();
-    if (result.kind === 'error') return result; // refused before it reached the bank: nothing to record
-    const res = await this.db.query({
-      name: 'sandbox_ledger_insert',
-      text: `INSERT INTO sandbox_ledger (idempotency_key, operation, reference, amount, currency, moved, result)
-             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-      values: [e.key, e.operation, e.reference, e.amount, e.currency, result.kind === 'succeeded', JSON.stringify(result)],
+    return timed(async () => {
+      const result = await decide();
+      if (result.kind === 'error') {
+        // Refused before it reached the bank: nothing to record, unless the key already holds an answer.
+        const [seen] = await this.group.winners([e]);
+        return (seen ?? result) as R | UnknownAttempt;
+      }
+      return (await this.group.record(e, result, result.kind === 'succeeded')) as R | UnknownAttempt;
     });
-    if (res.rowCount === 1) return result;
-    // Another caller recorded this key (or this reference) first: theirs is the bank's answer.
-    const first = await this.existing(e);
-    if (!first) throw new Error(`sandbox ledger: ${e.key} conflicted but no entry holds it`);
-    return first as R | UnknownAttempt;
   }
 
   /** The recorded result of `key`; an unknown key is closed so that it can never be used later. */
   async lookup(key: string): Promise<Recorded | UnknownAttempt> {
-    await this.db.query({
-      name: 'sandbox_ledger_close',
-      text: `INSERT INTO sandbox_ledger (idempotency_key, operation, reference, amount, currency, moved, result)
-             VALUES ($1, 'closed', NULL, 0, '', false, $2) ON CONFLICT DO NOTHING`,
-      values: [key, JSON.stringify(CLOSED)],
-    });
-    return (await this.existing({ key, operation: 'closed', reference: null })) ?? CLOSED;
+    return timed(async () => (await this.group.record({ key, operation: 'closed', reference: null, amount: 0, currency: '' }, CLOSED, false)) as Recorded | UnknownAttempt);
   }
 
   /**
