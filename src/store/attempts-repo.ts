@@ -48,6 +48,43 @@ export async function beginKeyedPaymentAttempt(db: pg.Pool, paymentId: string, e
   }
 }
 
+/** One attempt to start on a payment, for the grouped begin (an unkeyed attempt: a checkout's pay, submit or callback). */
+export interface PaymentAttemptBegin { paymentId: string; expectedVersion: number; attempt: AttemptStart }
+
+/**
+ * beginPaymentAttempt for many payments in one statement (the shard's attempts group writer): each
+ * row applies only if its payment still has the expected version and no attempt in flight, and its
+ * attempt row is written only for a payment the statement moved. For each: true when recorded,
+ * false on that row's conflict (nothing of it written); the other rows are not affected.
+ */
+const BEGIN_MANY_SQL = `
+WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::jsonb[])
+    AS v(pid, expected, att_id, operation, connector, amount, currency, context)
+), upd AS (
+  UPDATE payments p SET version = p.version + 1, pending_attempt = v.att_id
+  FROM v WHERE p.id = v.pid AND p.version = v.expected AND p.pending_attempt IS NULL
+  RETURNING p.id, p.pending_attempt
+)
+INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
+SELECT v.att_id, upd.id, v.operation, v.connector, v.amount, v.currency, 'started', v.context
+FROM upd JOIN v ON v.att_id = upd.pending_attempt AND v.pid = upd.id
+RETURNING id`;
+
+export async function beginPaymentAttempts(db: pg.Pool, bs: PaymentAttemptBegin[]): Promise<boolean[]> {
+  // Payment ids in order, so two processes' groups touching the same payments meet them alike.
+  const xs = [...bs].sort((a, b) => (a.paymentId < b.paymentId ? -1 : a.paymentId > b.paymentId ? 1 : 0));
+  const col = <T>(f: (b: PaymentAttemptBegin) => T) => xs.map(f);
+  const res = await db.query<{ id: string }>({
+    name: 'attempts_begin_payments',
+    text: BEGIN_MANY_SQL,
+    values: [col((b) => b.paymentId), col((b) => b.expectedVersion), col((b) => b.attempt.id), col((b) => b.attempt.operation),
+      col((b) => b.attempt.connector), col((b) => b.attempt.amount), col((b) => b.attempt.currency), col((b) => JSON.stringify(b.attempt.context))],
+  });
+  const started = new Set(res.rows.map((r) => r.id));
+  return bs.map((b) => started.has(b.attempt.id));
+}
+
 export interface Attempt {
   id: string;
   aggregateId: string;
