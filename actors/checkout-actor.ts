@@ -151,11 +151,19 @@ async function carryOut(ctx: ActorContext, cur: PaymentWithCheckout, p: Planned,
   return done.ok ? { ...done, bankReference: referenced ? run.attemptId : null } : done;
 }
 
-/** Steps 1-3 for one checkout command, reloading on a version conflict. Step 1 goes through the shard's attempts group writer. */
-async function attempt(ctx: ActorContext, id: string, plan: Planner, extraRefusal?: (cur: PaymentWithCheckout) => Failed | null): Promise<CheckoutReply> {
+/**
+ * Steps 1-3 for one checkout command, reloading on a version conflict. Step 1 goes through the
+ * shard's attempts group writer. `seen` (a state read just before by the front end) stands in for
+ * the first read: a begin on it applies only if the row still has its version, and a refusal found
+ * on it is decided again on the row as it is now.
+ */
+async function attempt(ctx: ActorContext, id: string, plan: Planner, extraRefusal?: (cur: PaymentWithCheckout) => Failed | null, seen?: PaymentWithCheckout): Promise<CheckoutReply> {
+  let hint = seen && seen.payment.id === id ? seen : null;
   for (let i = 0; i <= MAX_CONFLICT_RETRIES; i++) {
-    const cur = await loadCheckout(ctx.db, id);
+    const cur = hint ?? await loadCheckout(ctx.db, id);
     const no = refusal(cur) ?? extraRefusal?.(cur!) ?? null;
+    if (no && hint) { hint = null; i--; continue; }
+    hint = null;
     if (no) return no;
     const p = await plan(cur!);
     if ('ok' in p) return p;
@@ -184,7 +192,7 @@ const plan = (p: Payment, operation: string, context: AttemptContext, call: Atte
 
 export function handleCheckoutPay(ctx: ActorContext, m: CommandOf<'checkout.pay'>): Promise<CheckoutReply> {
   return attempt(ctx, m.id, async (cur) => plan(cur.payment, 'authorize_card', { method: 'card', card: m.summary, callbackRef: null },
-    (c, r) => c.authorizeCard(r, m.card)));
+    (c, r) => c.authorizeCard(r, m.card)), undefined, m.seen);
 }
 
 export function handleCheckoutSubmit(ctx: ActorContext, m: CommandOf<'checkout.submit'>): Promise<CheckoutReply> {

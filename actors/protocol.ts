@@ -52,7 +52,12 @@ export interface HoldResult { payment: Payment; replayed: boolean; requestId: st
 
 /** The checkout of a payment (addressed by the payment's id): every acquirer call goes through here. */
 export type CheckoutMessage =
-  | { kind: 'checkout.pay'; id: string; card: CheckedCard; summary: CardSummary }
+  /**
+   * `seen`: the payment as the front end read it just before (the hosted page's pay): the actor starts
+   * from it instead of reading the row again. Only a hint: the attempt's begin is version-checked, and
+   * a refusal is never given on it (the actor reads the row and decides again).
+   */
+  | { kind: 'checkout.pay'; id: string; card: CheckedCard; summary: CardSummary; seen?: { payment: Payment; checkout: CheckoutState } }
   | { kind: 'checkout.submit'; id: string; action: SubmitAction }
   | { kind: 'checkout.callback'; id: string; ref: string; answer: 'Y' | 'N' | 'approve' | 'decline' }
   | { kind: 'checkout.complete'; id: string; outcome: 'succeeded' | 'failed' | 'expired'; failureCode: FailureCode | null }
