@@ -18,16 +18,10 @@ export interface AttemptKey { scope: string; hash: string; requestId: string }
 
 /**
  * Records the attempt and names it as the payment's attempt in flight, if the payment still has
- * `expectedVersion` and no attempt in flight. True when recorded (the payment's version is now
- * expectedVersion + 1); false on a conflict, with nothing written.
- */
-export async function beginPaymentAttempt(db: pg.Pool, paymentId: string, expectedVersion: number, a: AttemptStart): Promise<boolean> {
-  return (await beginKeyedPaymentAttempt(db, paymentId, expectedVersion, a, null)) === 'started';
-}
-
-/**
- * As beginPaymentAttempt, with the attempt's Idempotency-Key when it has one (capture, cancel):
- * `key_taken` when another attempt holds the key (unique index), with nothing written.
+ * `expectedVersion` and no attempt in flight ('started': its version is now expectedVersion + 1;
+ * 'conflict': nothing written), with the attempt's Idempotency-Key when it has one (capture,
+ * cancel): `key_taken` when another attempt holds the key (unique index), with nothing written.
+ * Unkeyed attempts of the checkout go grouped (beginPaymentAttempts).
  */
 export async function beginKeyedPaymentAttempt(db: pg.Pool, paymentId: string, expectedVersion: number, a: AttemptStart, key: AttemptKey | null): Promise<'started' | 'conflict' | 'key_taken'> {
   try {
@@ -52,7 +46,7 @@ export async function beginKeyedPaymentAttempt(db: pg.Pool, paymentId: string, e
 export interface PaymentAttemptBegin { paymentId: string; expectedVersion: number; attempt: AttemptStart }
 
 /**
- * beginPaymentAttempt for many payments in one statement (the shard's attempts group writer): each
+ * Unkeyed attempts of many payments in one statement (the shard's attempts group writer): each
  * row applies only if its payment still has the expected version and no attempt in flight, and its
  * attempt row is written only for a payment the statement moved. For each: true when recorded,
  * false on that row's conflict (nothing of it written); the other rows are not affected.
