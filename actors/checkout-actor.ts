@@ -6,11 +6,12 @@
 // version-checked statement. Handlers are plain functions over the actor context.
 import type { CardSummary, Payment, PaymentCommand } from '../src/domain/payment.js';
 import { transition } from '../src/domain/payment.js';
-import { checkoutStep, type CheckoutCommand, type CheckoutState } from '../src/domain/checkout.js';
+import { checkoutStep, OPEN, type CheckoutCommand, type CheckoutState } from '../src/domain/checkout.js';
+import type { CheckedCard } from '../src/domain/card.js';
 import type { MethodCode } from '../src/domain/methods.js';
 import type { ConnectorResult } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
-import { beginPaymentAttempt, abandonAttempt, findAttempt } from '../src/store/attempts-repo.js';
+import { abandonAttempt, findAttempt, type AttemptStart } from '../src/store/attempts-repo.js';
 import { customerKeyOf, findSavedCard, loadCheckout, saveCard, type PaymentWithCheckout } from '../src/store/checkout-repo.js';
 import type { AttemptSettlement } from '../src/store/payments-repo.js';
 import { startAttempt, type AttemptPlan } from './attempt-protocol.js';
@@ -134,23 +135,56 @@ async function settle(ctx: ActorContext, cur: PaymentWithCheckout | null, attemp
 /** Plans an acquirer call for the loaded payment, or refuses. */
 type Planner = (cur: PaymentWithCheckout) => Promise<(AttemptPlan & { context: AttemptContext & Record<string, unknown> }) | Failed>;
 
-/** Steps 1-3 for one checkout command, reloading on a version conflict. */
-async function attempt(ctx: ActorContext, id: string, plan: Planner, extraRefusal?: (cur: PaymentWithCheckout) => Failed | null): Promise<CheckoutReply> {
+type Planned = AttemptPlan & { context: AttemptContext & Record<string, unknown> };
+
+/**
+ * Steps 1-3 on `cur`: `begin` records the attempt (step 1); `recorded` is the payment's version once
+ * it has. 'conflict' when step 1 lost the version race, with nothing written or called.
+ */
+async function carryOut(ctx: ActorContext, cur: PaymentWithCheckout, p: Planned, begin: (v: number, start: AttemptStart) => Promise<boolean>, recorded: number): Promise<CheckoutReply | 'conflict'> {
+  const run = await startAttempt(ctx, cur.payment, p, begin);
+  if (run.kind === 'conflict') return 'conflict';
+  if (run.kind === 'no_answer') return failed({ ...fail('outcome_unknown'), retryAfterSeconds: 2 });
+  const started: PaymentWithCheckout = { ...cur, payment: { ...cur.payment, version: recorded, pendingAttempt: run.attemptId } };
+  const done = await settle(ctx, started, run.attemptId, p.context, run.result);
+  const referenced = settlementOf(run.attemptId, run.result).status !== 'failed';
+  return done.ok ? { ...done, bankReference: referenced ? run.attemptId : null } : done;
+}
+
+/**
+ * Steps 1-3 for one checkout command, reloading on a version conflict. Step 1 goes through the
+ * shard's attempts group writer. `seen` (a state read just before by the front end) stands in for
+ * the first read: a begin on it applies only if the row still has its version, and a refusal found
+ * on it is decided again on the row as it is now.
+ */
+async function attempt(ctx: ActorContext, id: string, plan: Planner, extraRefusal?: (cur: PaymentWithCheckout) => Failed | null, seen?: PaymentWithCheckout): Promise<CheckoutReply> {
+  let hint = seen && seen.payment.id === id ? seen : null;
   for (let i = 0; i <= MAX_CONFLICT_RETRIES; i++) {
-    const cur = await loadCheckout(ctx.db, id);
+    const cur = hint ?? await loadCheckout(ctx.db, id);
     const no = refusal(cur) ?? extraRefusal?.(cur!) ?? null;
+    if (no && hint) { hint = null; i--; continue; }
+    hint = null;
     if (no) return no;
     const p = await plan(cur!);
     if ('ok' in p) return p;
-    const run = await startAttempt(ctx, cur!.payment, p, (v, start) => beginPaymentAttempt(ctx.db, id, v, start));
-    if (run.kind === 'conflict') continue;
-    if (run.kind === 'no_answer') return failed({ ...fail('outcome_unknown'), retryAfterSeconds: 2 });
-    const started: PaymentWithCheckout = { ...cur!, payment: { ...cur!.payment, version: cur!.payment.version + 1, pendingAttempt: run.attemptId } };
-    const done = await settle(ctx, started, run.attemptId, p.context, run.result);
-    const referenced = settlementOf(run.attemptId, run.result).status !== 'failed';
-    return done.ok ? { ...done, bankReference: referenced ? run.attemptId : null } : done;
+    const begin = (v: number, start: AttemptStart) => ctx.payments.attempts.submit({ paymentId: id, expectedVersion: v, attempt: start });
+    const done = await carryOut(ctx, cur!, p, begin, cur!.payment.version + 1);
+    if (done !== 'conflict') return done;
   }
   return persisted();
+}
+
+/**
+ * A new direct card payment (POST /v2/payments): its row and its first attempt are written by
+ * `create` in one statement (the creates group writer), then the bank is called and the outcome
+ * recorded as for any checkout pay. No load: the payment is the one just built. 'existing' when the
+ * create found its Idempotency-Key taken (nothing written, nothing called).
+ */
+export async function payNewCard(ctx: ActorContext, payment: Payment, card: CheckedCard, summary: CardSummary,
+  create: (payment: Payment, attempt: AttemptStart) => Promise<boolean>): Promise<CheckoutReply | 'existing'> {
+  const p = plan(payment, 'authorize_card', { method: 'card', card: summary, callbackRef: null }, (c, r) => c.authorizeCard(r, card));
+  const done = await carryOut(ctx, { payment, checkout: { ...OPEN } }, p, (_v, start) => create({ ...payment, pendingAttempt: start.id }, start), payment.version);
+  return done === 'conflict' ? 'existing' : done;
 }
 
 const plan = (p: Payment, operation: string, context: AttemptContext, call: AttemptPlan['call']) =>
@@ -158,7 +192,7 @@ const plan = (p: Payment, operation: string, context: AttemptContext, call: Atte
 
 export function handleCheckoutPay(ctx: ActorContext, m: CommandOf<'checkout.pay'>): Promise<CheckoutReply> {
   return attempt(ctx, m.id, async (cur) => plan(cur.payment, 'authorize_card', { method: 'card', card: m.summary, callbackRef: null },
-    (c, r) => c.authorizeCard(r, m.card)));
+    (c, r) => c.authorizeCard(r, m.card)), undefined, m.seen);
 }
 
 export function handleCheckoutSubmit(ctx: ActorContext, m: CommandOf<'checkout.submit'>): Promise<CheckoutReply> {

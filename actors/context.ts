@@ -5,7 +5,8 @@ import type pg from 'pg';
 import type { Logger } from '../src/log.js';
 import type { Payment } from '../src/domain/payment.js';
 import type { Connectors } from '../src/connectors/index.js';
-import type { InsertOutcome, PaymentUpdate } from '../src/store/payments-repo.js';
+import type { InsertOutcome, PaymentCreate, PaymentUpdate } from '../src/store/payments-repo.js';
+import type { PaymentAttemptBegin } from '../src/store/attempts-repo.js';
 import type { GroupWriter } from './group-writer.js';
 import type { ReplayCache } from '../src/store/replay-cache.js';
 import type { Command, ReplyTo } from './protocol.js';
@@ -15,9 +16,14 @@ export type StateCache<S> = Map<string, { state: S; touched: number }>;
 
 export interface PaymentStore {
   cache: StateCache<Payment>;
-  /** Grouped inserts of new payments, and grouped version-checked updates (null: version conflict). */
-  creates: GroupWriter<Payment, InsertOutcome>;
+  /**
+   * Grouped inserts of new payments (a direct card payment's with its first attempt), and grouped
+   * version-checked updates (null: version conflict).
+   */
+  creates: GroupWriter<PaymentCreate, InsertOutcome>;
   updates: GroupWriter<PaymentUpdate, number | null>;
+  /** Grouped starts of connector attempts on existing payments (false: version conflict or an attempt in flight). */
+  attempts: GroupWriter<PaymentAttemptBegin, boolean>;
 }
 
 export interface ActorContext {

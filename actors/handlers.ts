@@ -2,7 +2,7 @@
 // file and its lines here. The worker runs them inside the keyed mailbox of the command's id.
 import type { ActorContext } from './context.js';
 import type { CommandKind, CommandOf, ReplyOf } from './protocol.js';
-import { handleApply, handleCreate } from './payment-actor.js';
+import { handleApply, handleCreate, handleCreateDirect } from './payment-actor.js';
 import { handleLinkCreate, handleLinkDeactivate, handleLinkPay } from './link-actor.js';
 import { handleAttemptRecover, handleCheckoutCallback, handleCheckoutCancel, handleCheckoutComplete, handleCheckoutPay, handleCheckoutSubmit } from './checkout-actor.js';
 import { handleRefund } from './refund-actor.js';
@@ -13,6 +13,7 @@ export type Handlers = { [K in CommandKind]: (ctx: ActorContext, cmd: CommandOf<
 
 export const handlers: Handlers = {
   'payment.create': handleCreate,
+  'payment.create_direct': handleCreateDirect,
   'payment.apply': handleApply,
   'payment.capture': handleCapture,
   'payment.void': handleVoid,

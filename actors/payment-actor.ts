@@ -3,16 +3,17 @@
 // Handlers are plain async functions over the actor context, so tests can run them without threads.
 import { fail } from '../src/errors.js';
 import { toMerchantPayment } from '../src/api/merchant-payment-view.js';
-import { createPayment, transition } from '../src/domain/payment.js';
+import { createPayment, transition, type Payment } from '../src/domain/payment.js';
 import { findPayment } from '../src/store/payments-repo.js';
 import { failpoint } from '../src/failpoints.js';
 import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, ReplyOf } from './protocol.js';
+import { payNewCard } from './checkout-actor.js';
 import { clockNow } from './test-clocks/clock-now.js';
 
 export async function handleCreate(ctx: ActorContext, m: CommandOf<'payment.create'>): Promise<ReplyOf<'payment.create'>> {
   const payment = createPayment(m.input, m.ctx, m.ctx.testClockId ? await clockNow(ctx, m.ctx.testClockId) : ctx.now());
-  const out = await ctx.payments.creates.submit(payment);
+  const out = await ctx.payments.creates.submit({ payment });
   markCommitted(ctx); // the payment exists now (made here, or found under the key)
   failpoint('after-create-commit');
   if (out.kind === 'existing' && out.payment.requestHash !== m.ctx.requestHash) {
@@ -29,6 +30,33 @@ export async function handleCreate(ctx: ActorContext, m: CommandOf<'payment.crea
   const cached = !replayed && scope !== null && hash !== null && !!ctx.replays;
   if (cached) ctx.replays!.remember(scope!, hash!, answer);
   return { ok: true, replayed, answer, cached };
+}
+
+/**
+ * A direct card payment: the row and its first attempt commit in one statement (grouped with other
+ * creates), then the bank is called and the outcome recorded (checkout-actor.ts payNewCard). It runs
+ * in its create's mailbox (the key's scope when it has one), so same-key requests still run one
+ * after another; no other command can name the new id before this one answers, except recovery,
+ * whose writes are version-checked like these. States written here are not kept in this shard's
+ * cache when the mailbox is the key's: the payment's own actor may live on another shard.
+ */
+export async function handleCreateDirect(ctx: ActorContext, m: CommandOf<'payment.create_direct'>): Promise<ReplyOf<'payment.create_direct'>> {
+  const payment = createPayment(m.input, m.ctx, m.ctx.testClockId ? await clockNow(ctx, m.ctx.testClockId) : ctx.now());
+  let existing: Payment | null = null;
+  const pay = await payNewCard(ctx, payment, m.card, m.summary, async (row, attempt) => {
+    const out = await ctx.payments.creates.submit({ payment: row, attempt });
+    markCommitted(ctx); // the payment and its attempt exist now (or the key was found holding a payment)
+    failpoint('after-create-commit');
+    if (out.kind === 'existing') existing = out.payment;
+    return out.kind === 'created';
+  });
+  if (m.mailbox) ctx.payments.cache.delete(payment.id);
+  if (pay === 'existing') {
+    const found = existing!;
+    if (found.requestHash !== m.ctx.requestHash) return { ok: false, failure: fail('idempotency_conflict', 'Idempotency-Key') };
+    return { ok: true, payment: found, replayed: true, pay: null };
+  }
+  return { ok: true, payment: pay.ok ? pay.payment : payment, replayed: false, pay };
 }
 
 export async function handleApply(ctx: ActorContext, m: CommandOf<'payment.apply'>): Promise<ReplyOf<'payment.apply'>> {

@@ -31,6 +31,12 @@ export type PaymentMessage =
    * this worker has Redis), so the main thread only sends bytes.
    */
   | { kind: 'payment.create'; id: string; input: NewPayment; ctx: CreateContext; mailbox?: string; answer?: AnswerRequest }
+  /**
+   * A direct card payment (POST /v2/payments): the create, its first attempt (one statement with the
+   * row), the bank call and the outcome, in one command. A key found taken is answered as a replay
+   * with `pay` null (the front end decides whether that payment still needs paying).
+   */
+  | { kind: 'payment.create_direct'; id: string; input: NewPayment; ctx: CreateContext; mailbox?: string; card: CheckedCard; summary: CardSummary }
   /** Plain state changes only: money moves (refunds, captures, voids) go through their own command and the attempt protocol. */
   | { kind: 'payment.apply'; id: string; command: Exclude<PaymentCommand, { type: 'refund' | 'capture' | 'void' | 'authorize' }> };
 
@@ -46,7 +52,12 @@ export interface HoldResult { payment: Payment; replayed: boolean; requestId: st
 
 /** The checkout of a payment (addressed by the payment's id): every acquirer call goes through here. */
 export type CheckoutMessage =
-  | { kind: 'checkout.pay'; id: string; card: CheckedCard; summary: CardSummary }
+  /**
+   * `seen`: the payment as the front end read it just before (the hosted page's pay): the actor starts
+   * from it instead of reading the row again. Only a hint: the attempt's begin is version-checked, and
+   * a refusal is never given on it (the actor reads the row and decides again).
+   */
+  | { kind: 'checkout.pay'; id: string; card: CheckedCard; summary: CardSummary; seen?: { payment: Payment; checkout: CheckoutState } }
   | { kind: 'checkout.submit'; id: string; action: SubmitAction }
   | { kind: 'checkout.callback'; id: string; ref: string; answer: 'Y' | 'N' | 'approve' | 'decline' }
   | { kind: 'checkout.complete'; id: string; outcome: 'succeeded' | 'failed' | 'expired'; failureCode: FailureCode | null }
@@ -102,6 +113,8 @@ export type CommandOf<K extends CommandKind> = Extract<Command, { kind: K }>;
 /** What a create asks its worker to do with its answer: the replay cache's scope and request hash (null without a key). */
 export interface AnswerRequest { scope: string | null; hash: string | null }
 export interface PaymentResult { payment: Payment; replayed: boolean }
+/** A direct card payment's create: `pay` is the pay's reply for a payment made now, null on a replay. */
+export interface DirectCreateResult { payment: Payment; replayed: boolean; pay: ReplyOf<'checkout.pay'> | null }
 /**
  * A create asked for its `answer`: only the bytes rendered by the worker come back (the payment
  * itself is not copied across the threads); `cached`: the worker wrote them to the replay cache.
@@ -117,6 +130,7 @@ export interface RecoverResult { attemptId: string; outcome: 'settled' | 'abando
 /** The result each command's reply carries when it succeeds. */
 export interface Results {
   'payment.create': PaymentResult | AnsweredCreate;
+  'payment.create_direct': DirectCreateResult;
   'payment.apply': PaymentResult;
   'payment.capture': HoldResult;
   'payment.void': HoldResult;

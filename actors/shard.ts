@@ -7,7 +7,8 @@ import { createPool, neverSent, rolledBack } from '../src/store/db.js';
 import { fail } from '../src/errors.js';
 import { createLogger } from '../src/log.js';
 import { createConnectors } from '../src/connectors/index.js';
-import { insertPayments, updatePayments } from '../src/store/payments-repo.js';
+import { insertCreates, updatePayments } from '../src/store/payments-repo.js';
+import { beginPaymentAttempts } from '../src/store/attempts-repo.js';
 import { KeyedMailbox } from './mailbox.js';
 import { ReplayCache } from '../src/store/replay-cache.js';
 import { BatchedPort, onBatch } from './batched-port.js';
@@ -65,8 +66,9 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
     replays: null,
     payments: {
       cache: new Map(),
-      creates: new GroupWriter((ps) => insertPayments(db, ps), { ...writes, groupFirst: true }),
+      creates: new GroupWriter((cs) => insertCreates(db, cs), { ...writes, groupFirst: true }),
       updates: new GroupWriter((us) => updatePayments(db, us), writes),
+      attempts: new GroupWriter((bs) => beginPaymentAttempts(db, bs), writes),
     },
   };
   const mailbox = new KeyedMailbox(init.mailboxLimit, init.mailboxPerIdLimit);
@@ -74,7 +76,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const w = init.webhooks;
   const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, timeouts: init.dbTimeouts, relaxedCommit: true });
   const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb }, () => processed,
-    { create: ctx.payments.creates, update: ctx.payments.updates });
+    { create: ctx.payments.creates, update: ctx.payments.updates, attempt: ctx.payments.attempts });
   const webhooks = new WebhookDispatcher({
     db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, allowLoopbackTest: w.allowLoopbackTest, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
     pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,

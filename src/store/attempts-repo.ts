@@ -18,16 +18,10 @@ export interface AttemptKey { scope: string; hash: string; requestId: string }
 
 /**
  * Records the attempt and names it as the payment's attempt in flight, if the payment still has
- * `expectedVersion` and no attempt in flight. True when recorded (the payment's version is now
- * expectedVersion + 1); false on a conflict, with nothing written.
- */
-export async function beginPaymentAttempt(db: pg.Pool, paymentId: string, expectedVersion: number, a: AttemptStart): Promise<boolean> {
-  return (await beginKeyedPaymentAttempt(db, paymentId, expectedVersion, a, null)) === 'started';
-}
-
-/**
- * As beginPaymentAttempt, with the attempt's Idempotency-Key when it has one (capture, cancel):
- * `key_taken` when another attempt holds the key (unique index), with nothing written.
+ * `expectedVersion` and no attempt in flight ('started': its version is now expectedVersion + 1;
+ * 'conflict': nothing written), with the attempt's Idempotency-Key when it has one (capture,
+ * cancel): `key_taken` when another attempt holds the key (unique index), with nothing written.
+ * Unkeyed attempts of the checkout go grouped (beginPaymentAttempts).
  */
 export async function beginKeyedPaymentAttempt(db: pg.Pool, paymentId: string, expectedVersion: number, a: AttemptStart, key: AttemptKey | null): Promise<'started' | 'conflict' | 'key_taken'> {
   try {
@@ -46,6 +40,43 @@ export async function beginKeyedPaymentAttempt(db: pg.Pool, paymentId: string, e
     if ((err as { constraint?: string }).constraint === 'connector_attempts_idempotency') return 'key_taken';
     throw err;
   }
+}
+
+/** One attempt to start on a payment, for the grouped begin (an unkeyed attempt: a checkout's pay, submit or callback). */
+export interface PaymentAttemptBegin { paymentId: string; expectedVersion: number; attempt: AttemptStart }
+
+/**
+ * Unkeyed attempts of many payments in one statement (the shard's attempts group writer): each
+ * row applies only if its payment still has the expected version and no attempt in flight, and its
+ * attempt row is written only for a payment the statement moved. For each: true when recorded,
+ * false on that row's conflict (nothing of it written); the other rows are not affected.
+ */
+const BEGIN_MANY_SQL = `
+WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::jsonb[])
+    AS v(pid, expected, att_id, operation, connector, amount, currency, context)
+), upd AS (
+  UPDATE payments p SET version = p.version + 1, pending_attempt = v.att_id
+  FROM v WHERE p.id = v.pid AND p.version = v.expected AND p.pending_attempt IS NULL
+  RETURNING p.id, p.pending_attempt
+)
+INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
+SELECT v.att_id, upd.id, v.operation, v.connector, v.amount, v.currency, 'started', v.context
+FROM upd JOIN v ON v.att_id = upd.pending_attempt AND v.pid = upd.id
+RETURNING id`;
+
+export async function beginPaymentAttempts(db: pg.Pool, bs: PaymentAttemptBegin[]): Promise<boolean[]> {
+  // Payment ids in order, so two processes' groups touching the same payments meet them alike.
+  const xs = [...bs].sort((a, b) => (a.paymentId < b.paymentId ? -1 : a.paymentId > b.paymentId ? 1 : 0));
+  const col = <T>(f: (b: PaymentAttemptBegin) => T) => xs.map(f);
+  const res = await db.query<{ id: string }>({
+    name: 'attempts_begin_payments',
+    text: BEGIN_MANY_SQL,
+    values: [col((b) => b.paymentId), col((b) => b.expectedVersion), col((b) => b.attempt.id), col((b) => b.attempt.operation),
+      col((b) => b.attempt.connector), col((b) => b.attempt.amount), col((b) => b.attempt.currency), col((b) => JSON.stringify(b.attempt.context))],
+  });
+  const started = new Set(res.rows.map((r) => r.id));
+  return bs.map((b) => started.has(b.attempt.id));
 }
 
 export interface Attempt {

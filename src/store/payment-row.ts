@@ -36,6 +36,7 @@ export const INSERT_COLUMNS = [
   'id', 'merchant_id', 'livemode', 'status', 'amount', 'currency', 'amount_refunded', 'fee', 'net', 'charged',
   'order_id', 'description', 'metadata', 'method', 'customer', 'card', 'failure', 'return_url', 'locale', 'source',
   'created_at', 'paid_at', 'expires_at', 'updated_at', 'version', 'request_id', 'idempotency_key', 'request_hash', 'link_id', 'channel_id', 'session', 'test_clock_id',
+  'pending_attempt',
 ] as const;
 
 const iso = (v: number | null): string | null => (v === null ? null : new Date(v).toISOString());
@@ -53,5 +54,6 @@ export function paymentToRecord(p: Payment): Record<(typeof INSERT_COLUMNS)[numb
     locale: p.locale, source: p.source, created_at: iso(p.createdAt), paid_at: iso(p.paidAt), expires_at: iso(p.expiresAt),
     updated_at: iso(p.updatedAt), version: p.version, request_id: p.requestId, idempotency_key: p.idempotencyKey,
     request_hash: p.requestHash, link_id: p.linkId, channel_id: p.channelId, session: p.session, test_clock_id: p.testClockId ?? null,
+    pending_attempt: p.pendingAttempt ?? null,
   };
 }

@@ -7,6 +7,7 @@ import type { CheckoutState } from '../domain/checkout.js';
 import { GATEWAY_DELIVERABLE, MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
 import { INSERT_COLUMNS, paymentToRecord, rowToPayment, type PaymentRow } from './payment-row.js';
 import { due } from './test-clocks-repo.js';
+import type { AttemptStart } from './attempts-repo.js';
 
 const COLUMNS = INSERT_COLUMNS.join(', ');
 
@@ -32,9 +33,36 @@ WITH ins AS (
 )
 SELECT id FROM ins`;
 
+/**
+ * A direct card payment's first attempt rides on its insert (docs/decisions.md, 2026-11-27): the
+ * row already names it as `pending_attempt` and the attempt row is written by the same statement, so
+ * the payment and its attempt commit together, before the bank call (DESIGN invariant 9). The
+ * attempt is inserted only for a payment row this statement inserted: a key found taken writes none.
+ */
+const INSERT_WITH_ATTEMPTS_SQL = `
+WITH ins AS (
+  INSERT INTO payments (${COLUMNS})
+  SELECT ${COLUMNS} FROM json_populate_recordset(NULL::payments, $1::json)
+  ON CONFLICT (merchant_id, livemode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+  RETURNING *
+), ev AS (
+  INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
+  SELECT e.eid, ins.merchant_id, ins.livemode, CASE WHEN ins.session IS NULL THEN 'merchant' ELSE 'gateway' END, 'payment.created', ins.id, to_jsonb(ins), ins.created_at
+  FROM ins JOIN unnest($2::text[], $3::text[]) AS e(pid, eid) ON e.pid = ins.id
+), att AS (
+  INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
+  SELECT a.id, ins.id, a.operation, a.connector, a.amount, a.currency, 'started', a.context
+  FROM ins JOIN unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::jsonb[])
+    AS a(pid, id, operation, connector, amount, currency, context) ON a.pid = ins.id AND ins.pending_attempt = a.id
+)
+SELECT id FROM ins`;
+
 export type InsertOutcome =
   | { kind: 'created'; payment: Payment }
   | { kind: 'existing'; payment: Payment };
+
+/** One row of a grouped create: a new payment, and the connector attempt it starts with (a direct card payment). */
+export interface PaymentCreate { payment: Payment; attempt?: AttemptStart | null }
 
 /**
  * For each payment: created, or the existing payment holding its idempotency key, or an Error when
@@ -42,11 +70,16 @@ export type InsertOutcome =
  * others are committed and answered as such).
  */
 export async function insertPayments(db: pg.Pool, given: Payment[]): Promise<(InsertOutcome | Error)[]> {
+  return insertCreates(db, given.map((payment) => ({ payment })));
+}
+
+/** As insertPayments, for rows that may carry their first attempt (one statement either way). */
+export async function insertCreates(db: pg.Pool, given: PaymentCreate[]): Promise<(InsertOutcome | Error)[]> {
   // Rows go in idempotency-key order: two processes' groups that share keys then take the keys'
   // index locks in one order and wait on each other instead of deadlocking.
-  const order = given.map((_, i) => i).sort((a, b) => keyOrder(given[a], given[b]));
-  const ps = order.map((i) => given[i]);
-  const sorted = await insertSorted(db, ps);
+  const order = given.map((_, i) => i).sort((a, b) => keyOrder(given[a].payment, given[b].payment));
+  const cs = order.map((i) => given[i]);
+  const sorted = await insertSorted(db, cs);
   const outcomes = new Array<InsertOutcome | Error>(given.length);
   order.forEach((i, j) => { outcomes[i] = sorted[j]; });
   return outcomes;
@@ -58,9 +91,18 @@ const keyOrder = (a: Payment, b: Payment): number => {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 };
 
-async function insertSorted(db: pg.Pool, ps: Payment[]): Promise<(InsertOutcome | Error)[]> {
-  const values = [JSON.stringify(ps.map(paymentToRecord)), ps.map((p) => p.id), ps.map(() => eventId())];
-  const res = await db.query<{ id: string }>({ name: 'payment_insert', text: INSERT_SQL, values });
+async function insertSorted(db: pg.Pool, cs: PaymentCreate[]): Promise<(InsertOutcome | Error)[]> {
+  const ps = cs.map((c) => c.payment);
+  const values: unknown[] = [JSON.stringify(ps.map(paymentToRecord)), ps.map((p) => p.id), ps.map(() => eventId())];
+  const withAttempts = cs.filter((c) => c.attempt);
+  if (withAttempts.length > 0) {
+    const col = <T>(f: (c: PaymentCreate, a: AttemptStart) => T) => withAttempts.map((c) => f(c, c.attempt!));
+    values.push(col((c) => c.payment.id), col((_, a) => a.id), col((_, a) => a.operation), col((_, a) => a.connector),
+      col((_, a) => a.amount), col((_, a) => a.currency), col((_, a) => JSON.stringify(a.context)));
+  }
+  const res = await db.query<{ id: string }>(withAttempts.length > 0
+    ? { name: 'payment_insert_attempt', text: INSERT_WITH_ATTEMPTS_SQL, values }
+    : { name: 'payment_insert', text: INSERT_SQL, values });
   const inserted = new Set(res.rows.map((r) => r.id));
   const outcomes = await Promise.allSettled(ps.map(async (p): Promise<InsertOutcome> => {
     if (inserted.has(p.id)) return { kind: 'created', payment: p };

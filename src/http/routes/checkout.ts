@@ -98,7 +98,8 @@ async function pay(ctx: Ctx, s: Services, raw: unknown) {
   const found = await sessionOf(ctx, s);
   if (!found || !(await payable(ctx, s, found, 'card'))) return;
   const summary = cardSummary(checked.card, s.config.cardFingerprintKey, null);
-  const reply = await s.dispatcher.send({ kind: 'checkout.pay', id: found.payment.id, card: checked.card, summary });
+  // The row just read goes along: the actor starts from it (its begin is version-checked) instead of reading it again.
+  const reply = await s.dispatcher.send({ kind: 'checkout.pay', id: found.payment.id, card: checked.card, summary, seen: found });
   if (!reply.ok) return sendFailure(ctx, reply.failure);
   s.log.info({ requestId: ctx.requestId, paymentId: reply.payment.id, method: 'card', brand: summary.brand, last4: summary.last4, status: reply.payment.status }, 'checkout card payment');
   sendJson(ctx, 200, submitView(reply.payment, reply.checkout!, ctx.requestId));

@@ -21,6 +21,7 @@ import { clockForCreate } from '../test-clock-ref.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
+import type { ReplyOf } from '../../../actors/protocol.js';
 
 const validateRefund = compile(GatewayRefundRequest, GATEWAY_REFUND_FIELD_CODES);
 const KEY_RE = /^[\x21-\x7e]{1,128}$/;
@@ -205,14 +206,17 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
   // Postgres arbitrates the key (the actor's insert); a replay renders the payment as it is now.
   await runIdempotent(ctx, s, idem, async () => {
     const id = sessionId();
-    const created = await s.dispatcher.send({
-      kind: 'payment.create', id, input, mailbox: createMailbox(idem),
-      ctx: {
-        id, merchantId: who.merchant.id, livemode: who.livemode, fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },
-        windowSeconds: s.config.sessionWindowSeconds, requestId: ctx.requestId, idempotencyKey: idem.key, requestHash: idem.key ? idem.hash : null,
-        testClockId: clock.testClockId,
-      },
-    });
+    const createCtx = {
+      id, merchantId: who.merchant.id, livemode: who.livemode, fees: { feeBps: who.merchant.feeBps, feeFixed: who.merchant.feeFixed },
+      windowSeconds: s.config.sessionWindowSeconds, requestId: ctx.requestId, idempotencyKey: idem.key, requestHash: idem.key ? idem.hash : null,
+      testClockId: clock.testClockId,
+    };
+    const summary = checked ? cardSummary(checked, s.config.cardFingerprintKey, null) : null;
+    // A card: one command creates the payment with its first attempt (one statement), calls the bank
+    // and records the outcome. A token or a wallet: the create, then the checkout's submit.
+    const created = checked
+      ? await s.dispatcher.send({ kind: 'payment.create_direct', id, input, mailbox: createMailbox(idem), ctx: createCtx, card: checked, summary: summary! })
+      : await s.dispatcher.send({ kind: 'payment.create', id, input, mailbox: createMailbox(idem), ctx: createCtx });
     if (!created.ok) return { failure: created.failure };
     // The key now holds a payment (made now, or by its first request): a later failure is an unknown outcome.
     ctx.committed = true;
@@ -223,12 +227,13 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
     const unpaid = created.replayed ? (await viewOf(s, ctx, created.payment.id))?.status === 'pending' : true;
     let paidNow: ReturnType<typeof view> | null = null;
     if (unpaid) {
-      const paid = checked
-        ? await s.dispatcher.send({ kind: 'checkout.pay', id: created.payment.id, card: checked, summary: cardSummary(checked, s.config.cardFingerprintKey, null) })
+      const fresh: ReplyOf<'checkout.pay'> | null = 'pay' in created ? (created as { pay: ReplyOf<'checkout.pay'> | null }).pay : null;
+      const paid = fresh ?? (checked
+        ? await s.dispatcher.send({ kind: 'checkout.pay', id: created.payment.id, card: checked, summary: summary! })
         : await s.dispatcher.send({
           kind: 'checkout.submit', id: created.payment.id,
           action: method === 'token' ? { method: 'recurrent', savedId: b.token! } : { method: b.wallet!.type, token: b.wallet!.token },
-        });
+        }));
       if (!paid.ok && REFUSED_FOR_GOOD.has(paid.failure.code)) {
         const ended = await s.dispatcher.send({ kind: 'checkout.cancel', id: created.payment.id });
         if (!ended.ok) s.log.warn({ paymentId: created.payment.id, code: ended.failure.code }, 'a refused direct payment stays pending until its session lifetime');
