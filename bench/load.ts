@@ -55,9 +55,9 @@ function once(opts: autocannon.Options): Promise<autocannon.Result> {
 function limited(opts: autocannon.Options, pool: Consumable | undefined): autocannon.Options {
   if (!pool) return opts;
   const left = pool.remaining();
+  if (left === 0) throw new Error('no prepared object left for the run: prepare more (BENCH_PREPARED_RATE, BENCH_PREPARE_SECONDS)');
   // maxOverallRequests is split over the connections, and a connection whose share is 0 has no limit.
-  if (left < (opts.connections ?? 1)) throw new Error(`only ${left} prepared objects left for ${opts.connections} connections: prepare more (BENCH_PREPARED_RATE)`);
-  return { ...opts, maxOverallRequests: left };
+  return { ...opts, connections: Math.min(opts.connections ?? 1, left), maxOverallRequests: left };
 }
 
 function figuresOf(r: autocannon.Result): LoadFigures {

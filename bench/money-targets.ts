@@ -30,6 +30,7 @@ function flagRun(w: number, name: string, f: ScenarioFigures, flags: string[]): 
 /** The checks of one server run (WORKERS w); `add` records them for w. */
 export function judgeMoney(s: ServerRun, add: Add, flags: string[]): void {
   const c = s.create;
+  for (const failure of s.failures ?? []) flags.push(`WORKERS=${s.workers} ${failure}`);
   for (const [name, f] of scenariosOf(s)) {
     flagRun(s.workers, name, f, flags);
     if (c) add(`${name} req/s ÷ create req/s`, round(f.reqPerSec / c.reqPerSec), `≥ ${MONEY_TARGETS.ratio}`, f.reqPerSec / c.reqPerSec >= MONEY_TARGETS.ratio);

@@ -45,6 +45,8 @@ export interface ServerRun {
   /** POST /v2/payments/{id}/capture, one per authorized card payment made before the window. */
   captures?: PreparedScenarioFigures | null;
   get: ScenarioFigures | null;
+  /** Scenarios that could not be prepared or run (flagged). */
+  failures?: string[];
 }
 
 /** The ServerRun field of each money scenario. */
@@ -155,17 +157,25 @@ export async function runServerScenarios(o: ServerScenarioOptions): Promise<Serv
       direct = await withRss(pid, () => measure(url, [directRequest(String(sk.key), tag)], o.load, [pid]));
     }
     const money: Partial<Pick<ServerRun, 'checkoutPay' | 'refunds' | 'captures'>> = {};
+    const failures: string[] = [];
     for (const name of MONEY_SCENARIOS) {
       if (!want[name]) continue;
       const prepare = o.prepare ?? prepareParams(create?.reqPerSec);
-      money[MONEY_FIELDS[name]] = await runMoneyScenario(name, { url, adminToken, pid, load: o.load, prepare, prepareOn: o.prepareOn, beforeScenario: o.beforeScenario, log: o.log });
+      try {
+        money[MONEY_FIELDS[name]] = await runMoneyScenario(name, { url, adminToken, pid, load: o.load, prepare, prepareOn: o.prepareOn, beforeScenario: o.beforeScenario, log: o.log });
+      } catch (err) {
+        // One scenario that could not be prepared or run does not cost the whole run: it is flagged.
+        failures.push(`${name} did not run: ${(err as Error).message.split('\n')[0]}`);
+        o.log?.(failures[failures.length - 1]);
+        money[MONEY_FIELDS[name]] = null;
+      }
     }
-    if (!want.get) return { workers: o.workers, startupMs, create, checkout, direct, ...money, get: null };
+    if (!want.get) return { workers: o.workers, startupMs, create, checkout, direct, ...money, failures, get: null };
 
     const ids = await seedPayments(url, key, tag, getIds(o.load));
     await o.beforeScenario?.('get');
     const get = await withRss(pid, () => measureGets([url], key, ids, o.load, [pid]));
-    return { workers: o.workers, startupMs, create, checkout, direct, ...money, get };
+    return { workers: o.workers, startupMs, create, checkout, direct, ...money, failures, get };
   } finally {
     await server.stop();
   }

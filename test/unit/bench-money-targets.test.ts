@@ -36,14 +36,15 @@ t.test('each money path against the same run\'s create, with the direct payment\
   t.match(result(targets, 'payouts, one balance, req/s ÷ create req/s (info)'), { value: 0.08, target: 'reported', pass: true });
 });
 
-t.test('a run that used up its prepared objects, or failed requests, is flagged', async (t) => {
+t.test('a scenario that did not run, used up its prepared objects or failed requests is flagged', async (t) => {
   const server: ServerRun[] = [{
     workers: 1, startupMs: 1, create: null, get: null,
     refunds: { ...load(2000, 50), ranOut: true, prepared }, captures: { ...load(10, 50), non2xx: 3, statusCodes: { 200: 97, 409: 3 }, prepared },
+    failures: ['checkout-pay did not run: no prepared object left for the run'],
   }];
   const { targets, flags } = judge({ baselines, server, webhooks: null, multiGet: null });
   t.notOk(result(targets, 'refund req/s ÷ create req/s'), 'no ratio without the create of the same run');
-  t.match(flags, [/WORKERS=1 refund: used all 1000 prepared objects/, /WORKERS=1 capture: 3 non-2xx/]);
+  t.match(flags, [/WORKERS=1 checkout-pay did not run/, /WORKERS=1 refund: used all 1000 prepared objects/, /WORKERS=1 capture: 3 non-2xx/]);
 });
 
 t.test('webhooks: p99 under 100 ms, nothing lost or duplicated', async (t) => {
