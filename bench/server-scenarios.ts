@@ -1,6 +1,6 @@
 // Scenario 3: the payments server as a child process (one WORKERS value, one fresh database),
 // measured on POST /api/v2/payments (distinct Idempotency-Keys), POST /v2/payments/checkout (the
-// gateway's checkout session, same shape of load, reported as a ratio to the merchant API's create)
+// gateway's checkout session, same shape of load, reported as a ratio to the merchant API's create),
 // POST /v2/payments (card, automatic capture), the money-moving scenarios of money-scenarios.ts
 // (checkout pay, refunds, captures: on objects prepared before their window) and GET /api/v2/payments/{id};
 // and GET /api/v2/payments/{id} again with two server processes on one database (the production
