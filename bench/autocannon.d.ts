@@ -20,6 +20,8 @@ declare module 'autocannon' {
       requests?: Request[];
       /** Requests per second over all connections; each connection sends its share as a burst every second. */
       overallRate?: number;
+      /** At most this many requests over all connections, split evenly (a connection with a share of 0 has no limit). */
+      maxOverallRequests?: number;
     }
     interface Histogram {
       average: number; mean: number; stddev: number; min: number; max: number;

@@ -21,7 +21,12 @@ export interface LoadFigures {
   pgCpuUsPerReq?: number;
   /** Busy time of the whole machine (every process, autocannon included) per request answered, in µs. */
   boxCpuUsPerReq?: number;
+  /** The run used up its pool of prepared objects before its time was over (req/s is then over the shorter run). */
+  ranOut?: boolean;
 }
+
+/** Objects prepared before the load (payments to pay, refund, capture), one used per request. */
+export interface Consumable { remaining(): number }
 
 /** A measured run with its wall-clock window and the 2xx answers of warm-up and measured run together. */
 export interface TimedFigures { figures: LoadFigures; startMs: number; endMs: number; total2xx: number }
@@ -46,6 +51,15 @@ function once(opts: autocannon.Options): Promise<autocannon.Result> {
   });
 }
 
+/** With a pool, a run asks for no more requests than it has objects left (autocannon's maxOverallRequests). */
+function limited(opts: autocannon.Options, pool: Consumable | undefined): autocannon.Options {
+  if (!pool) return opts;
+  const left = pool.remaining();
+  if (left === 0) throw new Error('no prepared object left for the run: prepare more (BENCH_PREPARED_RATE, BENCH_PREPARE_SECONDS)');
+  // maxOverallRequests is split over the connections, and a connection whose share is 0 has no limit.
+  return { ...opts, connections: Math.min(opts.connections ?? 1, left), maxOverallRequests: left };
+}
+
 function figuresOf(r: autocannon.Result): LoadFigures {
   const statusCodes: Record<string, number> = {};
   for (const [code, v] of Object.entries(r.statusCodeStats ?? {})) statusCodes[code] = Number(v.count);
@@ -64,19 +78,25 @@ function figuresOf(r: autocannon.Result): LoadFigures {
 /**
  * Warm-up (not counted) and measured run, with extra autocannon options (e.g. overallRate). With
  * several urls, autocannon spreads the connections over them in turn. With `cpuPids`, the CPU time
- * of those process trees during the measured run is divided by the requests answered.
+ * of those process trees during the measured run is divided by the requests answered. With a `pool`,
+ * no run sends more requests than the pool has objects left; a measured run that used them all up
+ * ends early and its req/s is its requests ÷ its own duration.
  */
 export async function measureTimed(url: string | string[], requests: autocannon.Request[] | undefined, p: LoadParams,
-  extra: Partial<autocannon.Options> = {}, cpuPids: number[] = []): Promise<TimedFigures> {
+  extra: Partial<autocannon.Options> = {}, cpuPids: number[] = [], pool?: Consumable): Promise<TimedFigures> {
   const base = { url, connections: p.connections, timeout: 10, requests, ...extra };
   let total2xx = 0;
-  if (p.warmupSeconds > 0) total2xx += (await once({ ...base, duration: p.warmupSeconds }))['2xx'];
+  if (p.warmupSeconds > 0) total2xx += (await once(limited({ ...base, duration: p.warmupSeconds }, pool)))['2xx'];
   const startMs = Date.now();
   const cpu0 = cpuPids.length ? treeCpuSeconds(cpuPids) : 0;
   const pg0 = postgresCpuSeconds();
   const box0 = machineBusySeconds();
-  const r = await once({ ...base, duration: p.seconds });
+  const r = await once(limited({ ...base, duration: p.seconds }, pool));
   const figures = figuresOf(r);
+  if (pool && pool.remaining() === 0) {
+    figures.ranOut = true;
+    if (r.duration > 0) figures.reqPerSec = round(r.requests.total / r.duration, 0);
+  }
   const perReq = (seconds: number) => round((seconds * 1e6) / r.requests.total, 1);
   // Only for runs that count their server's CPU: a run sharing the machine with another load (the
   // webhook scenario's two merchants) cannot split Postgres's or the machine's time between them.
@@ -90,6 +110,6 @@ export async function measureTimed(url: string | string[], requests: autocannon.
 }
 
 /** Runs the warm-up (not counted) and then the measured load against url (or urls, in turn). */
-export async function measure(url: string | string[], requests: autocannon.Request[], p: LoadParams, cpuPids: number[] = []): Promise<LoadFigures> {
-  return (await measureTimed(url, requests, p, {}, cpuPids)).figures;
+export async function measure(url: string | string[], requests: autocannon.Request[], p: LoadParams, cpuPids: number[] = [], pool?: Consumable): Promise<LoadFigures> {
+  return (await measureTimed(url, requests, p, {}, cpuPids, pool)).figures;
 }

@@ -1,8 +1,11 @@
 // CPU profile of the server under one benchmark scenario: starts the server child with --cpu-prof,
 // runs the scenario as `npm run bench` does, stops the server gracefully so every thread writes its
 // profile, then prints the top self-time entries of each profile.
-// CLI: node dist/bench/profile.js create|get|get2|webhooks [profile-dir=/tmp/prof-<scenario>]
-//      (env as run.ts, BENCH_PROFILE=0 to run unprofiled; for create and get, BENCH_WORKERS' first value is the worker count)
+// CLI: node dist/bench/profile.js create|direct|checkout-pay|get|get2|webhooks [profile-dir=/tmp/prof-<scenario>]
+//      (env as run.ts, BENCH_PROFILE=0 to run unprofiled; for create, direct, checkout-pay and get, BENCH_WORKERS'
+//      first value is the worker count). direct and checkout-pay profile the card payment path: the gateway's
+//      direct payment, and the hosted checkout's pay on payments that a second, unprofiled server process
+//      on the same database prepared (and stopped) before the load, so the profile holds the load only.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -13,12 +16,14 @@ import { formatSummary, summarise } from './cpuprofile-top.js';
 import { deleteRedisKeys, resolvePostgres, resolveRedis } from './environment.js';
 import { stopLoad, type LoadFigures } from './load.js';
 import { stopPaced } from './paced-load.js';
-import { runMultiProcessGet, runServerScenarios } from './server-scenarios.js';
+import { prepareParams } from './prepared.js';
+import { runMultiProcessGet, runServerScenarios, startServer } from './server-scenarios.js';
 import { runWebhookScenario } from './webhook-scenario.js';
 
-const scenario = process.argv[2];
-if (scenario !== 'create' && scenario !== 'get' && scenario !== 'get2' && scenario !== 'webhooks') {
-  process.stderr.write('usage: node dist/bench/profile.js create|get|get2|webhooks [profile-dir]\n');
+const SCENARIOS = ['create', 'direct', 'checkout-pay', 'get', 'get2', 'webhooks'];
+const scenario = process.argv[2] ?? '';
+if (!SCENARIOS.includes(scenario)) {
+  process.stderr.write(`usage: node dist/bench/profile.js ${SCENARIOS.join('|')} [profile-dir]\n`);
   process.exit(2);
 }
 const dir = path.resolve(process.argv[3] ?? `/tmp/prof-${scenario}`);
@@ -43,6 +48,27 @@ async function runScenario(c: Common): Promise<string> {
     const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
     const r = (await runServerScenarios({ ...c, workers, load, createOnly: true })).create!;
     return describe(`create (WORKERS=${workers}, profiled)`, r);
+  }
+  if (scenario === 'direct') {
+    const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
+    const r = (await runServerScenarios({ ...c, workers, load, scenarios: { create: false, get: false, direct: true } })).direct!;
+    return describe(`direct card payment (WORKERS=${workers}, profiled)`, r);
+  }
+  if (scenario === 'checkout-pay') {
+    const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
+    const { nodeArgs: _profiled, ...plain } = c;
+    const helper = await startServer({ ...plain, workers });
+    let stopped = false;
+    const done = async () => { if (!stopped) { stopped = true; await helper.server.stop(); } };
+    try {
+      const r = (await runServerScenarios({
+        ...c, workers, load, scenarios: { create: false, get: false, 'checkout-pay': true }, prepare: prepareParams(),
+        prepareOn: { url: helper.url, adminToken: helper.adminToken, done }, log: (l) => process.stderr.write(`${l}\n`),
+      })).checkoutPay!;
+      return describe(`checkout pay (WORKERS=${workers}, profiled; ${r.prepared.prepared} payments prepared by another process, ${r.prepared.used} paid)`, r);
+    } finally {
+      await done();
+    }
   }
   if (scenario === 'get') {
     const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
@@ -71,7 +97,7 @@ async function main(): Promise<void> {
   const db = `${runId}_prof`;
   const kvPrefix = `bench:${runId}:`;
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-data-'));
-  const guard = setTimeout(stopAll, (2 * (load.seconds + load.warmupSeconds) + 180) * 1000);
+  const guard = setTimeout(stopAll, (2 * (load.seconds + load.warmupSeconds) + prepareParams().budgetSeconds + 180) * 1000);
   try {
     const line = await runScenario({ databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, nodeArgs: profiling ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [] });
     process.stdout.write(`${line}\n\n`);

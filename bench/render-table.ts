@@ -2,9 +2,12 @@
 // CLI: node dist/bench/render-table.js <results.json> [target.md | -]   (npm run bench:readme -- <results.json>)
 //   results.json is named explicitly (the table says which run it shows); the text between
 //   <!-- bench:start --> and <!-- bench:end --> of the target (bench/README.md unless named) is
-//   replaced; `-` prints the Markdown instead. The top-level README keeps only a summary and a link.
-import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+//   replaced; `-` prints the Markdown instead. The top-level README keeps only a summary and a link:
+//   with the default target, the three lines under its "## Benchmarks" (README.md of the directory
+//   npm runs in, when there is one) are rewritten from the same results (readme-summary.ts).
+import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { replaceSummary, summaryLines } from './readme-summary.js';
 import { FIGURE_HEADER, TARGET_HEADER, WEBHOOK_HEADER, describeSetup, figureRows, targetRows, webhookRows, type BenchResults } from './results.js';
 
 const START = '<!-- bench:start -->';
@@ -12,6 +15,8 @@ const NUMERIC = new Set(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak
 const END = '<!-- bench:end -->';
 /** Where the results table lives (relative to the package root, where npm runs scripts). */
 export const TABLE_DOC = 'bench/README.md';
+/** The top-level README whose summary quotes the table (relative to the package root). */
+export const SUMMARY_DOC = 'README.md';
 
 function markdownTable(header: string[], rows: string[][]): string {
   const esc = (c: string) => c.replace(/\|/g, '\\|');
@@ -79,11 +84,18 @@ if (isMain()) {
     process.exit(2);
   }
   try {
-    const md = renderMarkdown(JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults);
+    const results = JSON.parse(readFileSync(resultsPath, 'utf8')) as BenchResults;
+    const md = renderMarkdown(results);
     if (target === '-') process.stdout.write(md + '\n');
     else {
+      // Both documents are computed before either is written: a run the summary cannot quote changes neither.
+      const summary = target === TABLE_DOC && existsSync(SUMMARY_DOC) ? replaceSummary(readFileSync(SUMMARY_DOC, 'utf8'), summaryLines(results)) : null;
       writeFileSync(target, replaceBetweenMarkers(readFileSync(target, 'utf8'), md));
       process.stdout.write(`updated ${target} from ${resultsPath}\n`);
+      if (summary !== null) {
+        writeFileSync(SUMMARY_DOC, summary);
+        process.stdout.write(`updated the summary of ${SUMMARY_DOC} from ${resultsPath}\n`);
+      }
     }
   } catch (err) {
     process.stderr.write(`render-table: ${(err as Error).message}\n`);

@@ -7,8 +7,10 @@
 // BENCH_QUIET_WAIT_SECONDS (60: how long each scenario waits for the shared CPUs to go idle),
 // BENCH_RESULTS_DIR (bench/results), BENCH_WEBHOOKS (1; 0 skips the webhook scenario), BENCH_WEBHOOK_WORKERS (2), BENCH_WEBHOOK_RATE (1000),
 // BENCH_WEBHOOK_PACER (steady|autocannon), BENCH_GET2_WORKERS (1: WORKERS of each of the two processes
-// of the get2 scenario), BENCH_ONLY (a comma list of scenarios to run: hello, insert, create, checkout, direct, get, get2,
-// payouts, webhooks; a filtered run writes only its dated results file, never latest.json),
+// of the get2 scenario), BENCH_ONLY (a comma list of scenarios to run: hello, insert, create, checkout, direct,
+// checkout-pay, refunds, captures, get, get2, payouts, payouts-distinct, webhooks; a filtered run writes only its dated
+// results file, never latest.json), BENCH_PAYOUT_BALANCES (2 × connections), BENCH_PREPARED_RATE,
+// BENCH_PREPARE_SECONDS (60), BENCH_PREPARE_CONCURRENCY (32) (see prepared.ts),
 // DATABASE_URL, REDIS_URL (see environment.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,7 +24,9 @@ import { measure, stopLoad, type LoadParams } from './load.js';
 import { waitForQuiet } from './quiet.js';
 import { renderText } from './render-table.js';
 import { judge, type BenchResults, type InsertFigures } from './results.js';
-import { runMultiProcessGet, runPayoutScenario, runServerScenarios, type MultiProcessGet, type ScenarioFigures, type ServerRun } from './server-scenarios.js';
+import { runPayoutScenarios, type PayoutRun } from './payout-scenarios.js';
+import { prepareParams } from './prepared.js';
+import { runMultiProcessGet, runServerScenarios, type MultiProcessGet, type ServerRun } from './server-scenarios.js';
 import { stopPaced } from './paced-load.js';
 import { runWebhookScenario, type WebhookRun } from './webhook-scenario.js';
 
@@ -42,14 +46,21 @@ const workerCounts = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number)
 const insertConnections = intEnv('BENCH_INSERT_CONNECTIONS', 64);
 const insertTable = process.env.BENCH_INSERT_TABLE === 'temp' ? 'temp' : 'durable';
 const quietWaitSeconds = intEnv('BENCH_QUIET_WAIT_SECONDS', 60);
-const SCENARIOS = ['hello', 'insert', 'create', 'checkout', 'direct', 'get', 'get2', 'payouts', 'webhooks'] as const;
+const SCENARIOS = ['hello', 'insert', 'create', 'checkout', 'direct', 'checkout-pay', 'refunds', 'captures', 'get', 'get2', 'payouts', 'payouts-distinct', 'webhooks'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((x) => x.trim()).filter(Boolean) : null;
 for (const name of only ?? []) if (!(SCENARIOS as readonly string[]).includes(name)) throw new Error(`BENCH_ONLY: unknown scenario "${name}" (known: ${SCENARIOS.join(', ')})`);
 const want = (name: Scenario): boolean => !only || only.includes(name);
 const webhookWorkers = process.env.BENCH_WEBHOOKS === '0' || !want('webhooks') ? null : intEnv('BENCH_WEBHOOK_WORKERS', 2) || null;
 const get2Workers = intEnv('BENCH_GET2_WORKERS', 1) || 1;
-const serverScenarios = { create: want('create'), get: want('get'), checkout: want('checkout'), direct: want('direct') };
+const serverScenarios = {
+  create: want('create'), get: want('get'), checkout: want('checkout'), direct: want('direct'),
+  'checkout-pay': want('checkout-pay'), refunds: want('refunds'), captures: want('captures'),
+};
+const SERVER_SCENARIO_NAMES = Object.keys(serverScenarios) as Array<keyof typeof serverScenarios>;
+const payoutScenarios = { one: want('payouts'), distinct: want('payouts-distinct') };
+const payoutBalances = intEnv('BENCH_PAYOUT_BALANCES', 0) || undefined;
+const prepareBudgetSeconds = prepareParams().budgetSeconds;
 const webhookRate = intEnv('BENCH_WEBHOOK_RATE', 1000);
 const webhookPacer = process.env.BENCH_WEBHOOK_PACER === 'autocannon' ? 'autocannon' : 'steady';
 const WEBHOOK_DRAIN_SECONDS = 15;
@@ -74,8 +85,10 @@ async function cleanUp(): Promise<void> {
 }
 
 // Every load run is bounded by autocannon's duration; this watchdog bounds the whole run.
-const loadRuns = 1 + workerCounts.length * 2 + 1 + (webhookWorkers ? 2 : 0);
-const budgetMs = ((loadRuns + 1) * (load.seconds + load.warmupSeconds + 30 + quietWaitSeconds + 2) + WEBHOOK_DRAIN_SECONDS + 300) * 1000;
+// Each prepared scenario (three per WORKERS value, payouts on distinct balances) adds its preparation.
+const preparedRuns = workerCounts.length * 3 + 1;
+const loadRuns = 2 + workerCounts.length * 7 + 1 + 2 + (webhookWorkers ? 2 : 0);
+const budgetMs = ((loadRuns + 1) * (load.seconds + load.warmupSeconds + 30 + quietWaitSeconds + 2) + preparedRuns * (prepareBudgetSeconds + 30) + WEBHOOK_DRAIN_SECONDS + 300) * 1000;
 const watchdog = setTimeout(() => {
   log(`timed out after ${budgetMs / 1000} s`);
   cleanUp().finally(() => process.exit(2));
@@ -123,7 +136,7 @@ async function main(): Promise<void> {
   const redis = await resolveRedis();
   log(`postgres: ${pg.source} (${pg.version}, ${JSON.stringify(pg.settings)})${pg.source === 'embedded' ? ' — embedded Postgres started by the benchmark (no DATABASE_URL, nothing on 127.0.0.1:5432, or BENCH_EMBEDDED=1)' : ''}`);
   log(`redis: ${redis.source}${redis.source === 'in-process' ? ' — no REDIS_URL and nothing on 127.0.0.1:6379: the server uses its in-process KV' : ''}`);
-  for (const db of [`${runId}_base`, `${runId}_wh`, `${runId}_get2`, ...workerCounts.map((w) => `${runId}_w${w}`)]) cleanups.push(() => pg.dropDatabase(db));
+  for (const db of [`${runId}_base`, `${runId}_wh`, `${runId}_get2`, `${runId}_po`, ...workerCounts.map((w) => `${runId}_w${w}`)]) cleanups.push(() => pg.dropDatabase(db));
   if (redis.url) cleanups.push(() => deleteRedisKeys(redis.url!, `bench:${runId}:`));
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'bench-data-'));
   cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
@@ -144,17 +157,19 @@ async function main(): Promise<void> {
   }
 
   const server: ServerRun[] = [];
-  for (const workers of serverScenarios.create || serverScenarios.get || serverScenarios.checkout || serverScenarios.direct ? workerCounts : []) {
+  const serverNames = SERVER_SCENARIO_NAMES.filter((n) => serverScenarios[n]);
+  for (const workers of serverNames.length ? workerCounts : []) {
     const db = `${runId}_w${workers}`;
     const kvPrefix = `bench:${runId}:w${workers}:`;
-    log(`server WORKERS=${workers}: ${[serverScenarios.create && 'create', serverScenarios.checkout && 'checkout', serverScenarios.direct && 'direct', serverScenarios.get && 'get'].filter(Boolean).join(', then ')}`);
+    log(`server WORKERS=${workers}: ${serverNames.join(', then ')}`);
     try {
       const run = await runServerScenarios({
         workers, databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, load, scenarios: serverScenarios,
-        beforeScenario: (name) => quietBefore(`${name} WORKERS=${workers}`),
+        beforeScenario: (name) => quietBefore(`${name} WORKERS=${workers}`), log,
       });
-      const ratio = run.create && run.checkout ? ` (${(run.checkout.reqPerSec / run.create.reqPerSec).toFixed(2)}× create)` : '';
-      log(`server WORKERS=${workers}: create ${run.create?.reqPerSec ?? '-'} req/s, checkout ${run.checkout?.reqPerSec ?? '-'} req/s${ratio}, direct ${run.direct?.reqPerSec ?? '-'} req/s, get ${run.get?.reqPerSec ?? '-'} req/s`);
+      const rate = (f: { reqPerSec: number } | null | undefined) => (f ? `${f.reqPerSec} req/s${run.create && f !== run.create ? ` (${(f.reqPerSec / run.create.reqPerSec).toFixed(2)}× create)` : ''}` : '-');
+      log(`server WORKERS=${workers}: create ${rate(run.create)}, checkout ${rate(run.checkout)}, direct ${rate(run.direct)}, checkout-pay ${rate(run.checkoutPay)}, ` +
+        `refunds ${rate(run.refunds)}, captures ${rate(run.captures)}, get ${run.get?.reqPerSec ?? '-'} req/s`);
       server.push(run);
     } finally {
       await pg.dropDatabase(db);
@@ -179,19 +194,20 @@ async function main(): Promise<void> {
     }
   }
 
-  let payouts: { workers: number; create: ScenarioFigures } | null = null;
-  if (want('payouts')) {
+  let payouts: PayoutRun | null = null;
+  if (payoutScenarios.one || payoutScenarios.distinct) {
     const db = `${runId}_po`;
     const kvPrefix = `bench:${runId}:po:`;
     const workers = workerCounts[workerCounts.length - 1] ?? 1;
-    log(`payouts: POST /v2/payouts, WORKERS=${workers}, one balance`);
+    log(`payouts: POST /v2/payouts, WORKERS=${workers}, ${[payoutScenarios.one && 'one balance', payoutScenarios.distinct && 'distinct balances'].filter(Boolean).join(', then ')}`);
     try {
-      const create = await runPayoutScenario({
+      payouts = await runPayoutScenarios({
         workers, databaseUrl: await pg.createDatabase(db), redisUrl: redis.url, kvPrefix, dataDir, load,
+        prepare: prepareParams(), scenarios: payoutScenarios, balances: payoutBalances, log,
         beforeScenario: (name) => quietBefore(`${name} WORKERS=${workers}`),
       });
-      payouts = { workers, create };
-      log(`payouts: ${create.reqPerSec} req/s, p99 ${create.p99} ms`);
+      const f = (x: { reqPerSec: number; p99: number } | null | undefined) => (x ? `${x.reqPerSec} req/s, p99 ${x.p99} ms` : '-');
+      log(`payouts: one balance ${f(payouts.create)}; distinct balances ${f(payouts.distinct)}`);
     } finally {
       await pg.dropDatabase(db);
       if (redis.url) await deleteRedisKeys(redis.url, kvPrefix);

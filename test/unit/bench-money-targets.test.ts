@@ -1,0 +1,86 @@
+// Issue 25's targets in the bench's PASS/MISS table, and the pool of prepared objects the money
+// scenarios use up one per request.
+import t from 'tap';
+import { poolRequest, prepareMany, preparedCount } from '../../bench/prepared.js';
+import { judge, type BenchResults } from '../../bench/results.js';
+import type { ScenarioFigures, ServerRun } from '../../bench/server-scenarios.js';
+import type { WebhookRun } from '../../bench/webhook-scenario.js';
+
+const load = (reqPerSec: number, p99: number, pg = 100): ScenarioFigures => ({
+  reqPerSec, p50: 1, p99, requests: reqPerSec * 10, non2xx: 0, errors: 0, timeouts: 0, statusCodes: { 200: reqPerSec * 10 },
+  cpuUsPerReq: 200, pgCpuUsPerReq: pg, boxCpuUsPerReq: 400, peakRssMb: 200,
+});
+const prepared = { wanted: 1000, prepared: 1000, seconds: 2, used: 900 };
+const baselines: BenchResults['baselines'] = {
+  uws: null, insert: { table: 'durable', connections: 64, seconds: 10, rows: 100_000, failures: 0, rowsPerSecond: 10_000, p50: 3, p99: 11 },
+};
+const result = (targets: ReturnType<typeof judge>['targets'], check: string) => targets.find((x) => x.check === check);
+
+t.test('each money path against the same run\'s create, with the direct payment\'s p99 and Postgres CPU', async (t) => {
+  const server: ServerRun[] = [{
+    workers: 2, startupMs: 1, create: load(5000, 40, 100), get: null,
+    direct: load(2100, 99, 300), checkoutPay: { ...load(1999, 200), prepared },
+    refunds: { ...load(2000, 50), prepared }, captures: { ...load(3000, 50), prepared },
+  }];
+  const payouts = { workers: 2, create: load(400, 400), distinct: { ...load(2500, 80), balances: 200, setupSeconds: 1 } };
+  const { targets, flags } = judge({ baselines, server, payouts, webhooks: null, multiGet: null });
+  t.same(flags, []);
+  t.match(result(targets, 'create req/s ÷ baseline B rows/s'), { value: 0.5, target: '≥ 0.7', pass: false });
+  t.match(result(targets, 'direct payment req/s ÷ create req/s'), { workers: 2, value: 0.42, target: '≥ 0.4', pass: true });
+  t.match(result(targets, 'direct payment p99 (ms)'), { value: 99, target: '< 100', pass: true });
+  t.match(result(targets, 'direct payment PG µs/req ÷ create PG µs/req'), { value: 3, target: '≤ 3', pass: true });
+  t.match(result(targets, 'checkout pay req/s ÷ create req/s'), { value: 0.4, pass: false }, '1999 is under 0.4 × 5000');
+  t.match(result(targets, 'refund req/s ÷ create req/s'), { value: 0.4, pass: true });
+  t.match(result(targets, 'capture req/s ÷ create req/s'), { value: 0.6, pass: true });
+  t.match(result(targets, 'payouts, 200 balances, req/s ÷ create req/s'), { value: 0.5, target: '≥ 0.4', pass: true });
+  t.match(result(targets, 'payouts, one balance, req/s ÷ create req/s (info)'), { value: 0.08, target: 'reported', pass: true });
+});
+
+t.test('a scenario that did not run, used up its prepared objects or failed requests is flagged', async (t) => {
+  const server: ServerRun[] = [{
+    workers: 1, startupMs: 1, create: null, get: null,
+    refunds: { ...load(2000, 50), ranOut: true, prepared }, captures: { ...load(10, 50), non2xx: 3, statusCodes: { 200: 97, 409: 3 }, prepared },
+    failures: ['checkout-pay did not run: no prepared object left for the run'],
+  }];
+  const { targets, flags } = judge({ baselines, server, webhooks: null, multiGet: null });
+  t.notOk(result(targets, 'refund req/s ÷ create req/s'), 'no ratio without the create of the same run');
+  t.match(flags, [/WORKERS=1 checkout-pay did not run/, /WORKERS=1 refund: used all 1000 prepared objects/, /WORKERS=1 capture: 3 non-2xx/]);
+});
+
+t.test('webhooks: p99 under 100 ms, nothing lost or duplicated', async (t) => {
+  const deliveries = {
+    perSecond: 990, received: 11_990, expected: 12_000, duplicates: 2, signatureFailures: 0, malformed: 0,
+    p50: 20, p99: 120, max: 300, expiryLagP99: 50, drainMs: 100, complete: false,
+  };
+  const phase = load(1000, 50);
+  const webhooks = { workers: 2, rate: 1000, pacer: 'steady', createRatio: 0.9, totalCreateRatio: 1.1, deliveries, alone: phase, withWebhooks: phase, paced: phase } as unknown as WebhookRun;
+  const { targets } = judge({ baselines, server: [], webhooks, multiGet: null });
+  t.match(result(targets, 'webhooks: p99 commit → delivery (ms)'), { value: 120, target: '< 100', pass: false });
+  t.match(result(targets, 'webhooks: events lost (expected − received)'), { value: 10, target: '= 0', pass: false });
+  t.match(result(targets, 'webhooks: duplicate deliveries'), { value: 2, target: '= 0', pass: false });
+  t.match(result(targets, 'webhooks: B create req/s with ÷ without'), { target: '≥ 0.85', pass: true });
+});
+
+t.test('prepared objects: enough for the rate and the requests in flight, made with bounded concurrency, used once each', async (t) => {
+  t.equal(preparedCount({ connections: 100, seconds: 10, warmupSeconds: 2 }, 1000), 12_200);
+  t.equal(preparedCount({ connections: 100, seconds: 1, warmupSeconds: 0 }, 10), 400, 'at least 4 per connection');
+  let inFlight = 0;
+  let most = 0;
+  const made = await prepareMany(50, { rate: 1, concurrency: 4, budgetSeconds: 60 }, async (i) => {
+    most = Math.max(most, ++inFlight);
+    await new Promise((resolve) => setImmediate(resolve));
+    inFlight--;
+    return `id${i}`;
+  });
+  t.equal(made.ids.length, 50);
+  t.equal(most, 4, 'never more than the concurrency in flight');
+  const none = await prepareMany(50, { rate: 1, concurrency: 4, budgetSeconds: 0 }, async (i) => `id${i}`);
+  t.equal(none.ids.length, 0, 'nothing is started once the budget is spent');
+
+  const { request, pool, used } = poolRequest(['a', 'b', 'c'], (id, n) => ({ method: 'POST', path: `/x/${id}`, body: String(n) }));
+  t.equal(pool.remaining(), 3);
+  const paths = [0, 1, 2].map(() => request.setupRequest!({ ...request }, {}).path);
+  t.same(paths, ['/x/a', '/x/b', '/x/c']);
+  t.equal(used(), 3);
+  t.equal(pool.remaining(), 0, 'measure() asks autocannon for no more than what is left');
+});
