@@ -4,6 +4,7 @@
 import t from 'tap';
 import { callChild, type Child } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
+import { until } from '../helpers/wait.js';
 import { PG_URL } from '../helpers/env.js';
 import { CARDS, card } from '../helpers/checkout.js';
 
@@ -16,8 +17,10 @@ const call = callChild;
 
 const cluster = await startCluster(t, 'gwd');
 const { db } = cluster;
-const a = await cluster.start();
-const b = await cluster.start();
+// Recovery asks the bank about an attempt 3 s old (the crash test below waits for it).
+const fastRecovery = { ATTEMPT_RECOVERY_AFTER_MS: '3000', ATTEMPT_RECOVERY_POLL_MS: '100' };
+const a = await cluster.start(fastRecovery);
+const b = await cluster.start(fastRecovery);
 const m = await call(a, 'POST', '/internal/merchants', 'adm', { name: 'direct', rate_limit_per_minute: 1000000, currencies: ['RUB'], default_currency: 'RUB' });
 await call(a, 'PATCH', `/internal/merchants/${m.body.id}`, 'adm', { card_data_allowed: true });
 const key = (await call(a, 'POST', `/internal/merchants/${m.body.id}/api-keys`, 'adm', { kind: 'secret', mode: 'test' })).body.key as string;
@@ -75,7 +78,7 @@ t.test('20 parallel refunds through two processes: never more than was captured'
   t.equal(ev.rows[0].n, 14, 'one payment.refunded per refund');
 });
 
-t.test('killed between the create\'s commit and the bank call: the retry with the key pays it, once', async (t) => {
+t.test('killed between the commit of the payment with its attempt and the bank call: recovery releases the attempt, then the key\'s retry pays it, once', async (t) => {
   const doomed = await cluster.start({ FAILPOINTS: 'after-create-commit:kill' });
   const idem = `direct-crash-${Date.now()}`;
   const body = { amount: 4900, currency: 'RUB', card: card(CARDS.success), order_id: idem };
@@ -84,17 +87,25 @@ t.test('killed between the create\'s commit and the bank call: the retry with th
   const rows = async () => (await db.query('SELECT id, status FROM payments WHERE idempotency_key = $1', [idem])).rows as { id: string; status: string }[];
   const committed = await rows();
   t.same(committed.map((r) => r.status), ['pending'], 'the payment committed, unpaid (the card was never kept)');
+  const id = committed[0].id;
+  const attempts = async () => (await db.query('SELECT status FROM connector_attempts WHERE aggregate_id = $1', [id])).rows.map((r) => r.status as string);
+  t.same(await attempts(), ['started'], 'its attempt was recorded with it (docs/decisions.md: one statement before the bank)');
   const charges = async () => (await db.query(
-    `SELECT count(*)::int AS n FROM sandbox_ledger l JOIN connector_attempts c ON c.id = l.idempotency_key WHERE c.aggregate_id = $1 AND l.moved`, [committed[0].id])).rows[0].n as number;
+    `SELECT count(*)::int AS n FROM sandbox_ledger l JOIN connector_attempts c ON c.id = l.idempotency_key WHERE c.aggregate_id = $1 AND l.moved`, [id])).rows[0].n as number;
   t.equal(await charges(), 0, 'nothing charged yet');
-  // The retry lands on another process; it and a concurrent duplicate make one attempt.
-  const [r1, r2] = await Promise.all([a, b].map((c) => call(c, 'POST', '/v2/payments', key, body, { 'idempotency-key': idem })));
-  for (const r of [r1, r2]) {
+  // A retry while the attempt is open answers the payment as it is: nobody knows yet whether the
+  // bank got the call, so nothing is charged again (the processes' recovery asks the bank first).
+  const retry = () => Promise.all([a, b].map((c) => call(c, 'POST', '/v2/payments', key, body, { 'idempotency-key': idem })));
+  for (const r of await retry()) {
     t.equal(r.status, 200, JSON.stringify(r.body));
-    t.equal(r.body.id, committed[0].id, 'the committed payment, not a new one');
+    t.equal(r.body.id, id, 'the committed payment, not a new one');
   }
+  await until('recovery released the attempt the bank never got', async () => (await attempts()).every((st) => st !== 'started'), 60_000);
+  // The retry lands on both processes at once: one attempt between them.
+  const [r1, r2] = await retry();
+  for (const r of [r1, r2]) t.same([r.status, r.body.id], [200, id]);
   t.ok([r1, r2].some((r) => r.body.status === 'succeeded'), 'the retry paid it');
-  t.same((await rows()).map((r) => [r.id, r.status]), [[committed[0].id, 'succeeded']], 'one row, paid');
+  t.same((await rows()).map((r) => [r.id, r.status]), [[id, 'succeeded']], 'one row, paid');
   t.equal(await charges(), 1, 'the bank charged once');
   const again = await call(a, 'POST', '/v2/payments', key, body, { 'idempotency-key': idem });
   t.same([again.status, again.body.status], [200, 'succeeded'], 'a later retry replays the paid payment');

@@ -221,9 +221,10 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
     // The key now holds a payment (made now, or by its first request): a later failure is an unknown outcome.
     ctx.committed = true;
     // A replay pays too while the payment is still pending with no action awaited: the first request
-    // may have died between the create's commit and the bank call (the card is never kept, so only a
-    // retry can pay it). The checkout actor makes concurrent pays of one payment one attempt; a pay
-    // that finds the payment paid or an attempt in flight leaves it as it is and the answer shows it.
+    // may have died before the bank call (the card is never kept, so only a retry can pay it). Its
+    // attempt is then open until recovery asks the bank and releases it; until then a pay finds the
+    // attempt in flight and the answer shows the payment as it is. The checkout actor makes
+    // concurrent pays of one payment one attempt (docs/decisions.md, "A retry after a death...").
     const unpaid = created.replayed ? (await viewOf(s, ctx, created.payment.id))?.status === 'pending' : true;
     let paidNow: ReturnType<typeof view> | null = null;
     if (unpaid) {
