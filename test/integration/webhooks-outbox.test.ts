@@ -70,6 +70,8 @@ t.test('gateway path: flat envelope, timestamped sha256 signature, delivery head
   const data = { payment_id: 'cs_test_1', amount: 4900, currency: 'RUB', status: 'succeeded', channel_id: 'ch_1', channel_code: 'web' };
   const { eventId, deliveryId } = await insertEventWithDelivery(pool, { merchantId: m.id, livemode: false, api: 'gateway', type: 'payment.succeeded', aggregateId: 'cs_test_1', data, settingsId: settings.id });
   const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 1000, leaseMs: 5000, pollMs: 1000, maxInflight: 4, perEndpoint: 2 });
+  // A finished attempt kicks one more claim of anything due: stopped here, it never outlives the test.
+  t.teardown(() => d.stop());
   await d.runOnce(deliveryId);
   t.equal(rx.received.length, 1);
   const rec = rx.received[0];
@@ -90,7 +92,8 @@ t.test('attempts that end together are recorded in one statement; one taken over
   const { settings } = await upsertSettings(pool, { merchantId: m.id, api: 'gateway', channelId: null, url: 'https://hooks.example/grouped', events: null });
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const { deliveryId } = await insertEventWithDelivery(pool, { merchantId: m.id, livemode: false, api: 'gateway', type: 'payment.succeeded', aggregateId: `cs_grouped_${i}`, data: { i }, settingsId: settings.id });
+    // Due in an hour: only this test's forced claims take them (never a dispatcher's own poll).
+    const { deliveryId } = await insertEventWithDelivery(pool, { merchantId: m.id, livemode: false, api: 'gateway', type: 'payment.succeeded', aggregateId: `cs_grouped_${i}`, data: { i }, settingsId: settings.id, dueInMs: 3_600_000 });
     ids.push(deliveryId);
   }
   const claimed = [];
