@@ -67,8 +67,8 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
     payments: {
       cache: new Map(),
       creates: new GroupWriter((cs) => insertCreates(db, cs), { ...writes, groupFirst: true }),
-      updates: new GroupWriter((us) => updatePayments(db, us), writes),
-      attempts: new GroupWriter((bs) => beginPaymentAttempts(db, bs), writes),
+      updates: new GroupWriter((us) => updatePayments(db, us), { ...writes, groupFirst: true }),
+      attempts: new GroupWriter((bs) => beginPaymentAttempts(db, bs), { ...writes, groupFirst: true }),
     },
   };
   const mailbox = new KeyedMailbox(init.mailboxLimit, init.mailboxPerIdLimit);

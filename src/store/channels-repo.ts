@@ -36,7 +36,9 @@ export async function findChannel(db: pg.Pool | pg.PoolClient, scope: Scope, ref
 }
 
 export async function findDefaultChannel(db: pg.Pool, scope: Scope): Promise<Channel | null> {
-  const res = await db.query<ChannelRow>('SELECT * FROM channels WHERE merchant_id = $1 AND livemode = $2 AND is_default', [scope.merchantId, scope.livemode]);
+  // Named (prepared once per connection): every session and direct payment asks it, and planning it
+  // each time cost Postgres more than running it (issue 25, pg_stat_statements).
+  const res = await db.query<ChannelRow>({ name: 'channel_default', text: 'SELECT * FROM channels WHERE merchant_id = $1 AND livemode = $2 AND is_default', values: [scope.merchantId, scope.livemode] });
   return res.rows[0] ? toChannel(res.rows[0]) : null;
 }
 
