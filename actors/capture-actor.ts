@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CAPTURE_OPERATION, transition, VOID_OPERATION, type Payment, type TransitionErrorCode } from '../src/domain/payment.js';
 import type { CaptureResult, UnknownAttempt } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
-import { abandonAttempt, beginKeyedPaymentAttempt, findAttemptByKey, type Attempt, type AttemptKey } from '../src/store/attempts-repo.js';
+import { abandonAttempt, findAttemptByKey, type Attempt, type AttemptKey } from '../src/store/attempts-repo.js';
 import { findPayment, type AttemptSettlement } from '../src/store/payments-repo.js';
 import { chargeRefOf } from '../src/store/refunds-repo.js';
 import { startAttempt } from './attempt-protocol.js';
@@ -117,9 +117,14 @@ async function run(ctx: ActorContext, id: string, cmd: HoldCommand, key: Attempt
         context: { amount, authorized: p.amount, expired: cmd.type === 'void' && cmd.expired === true },
         call: (c, request) => (cmd.type === 'capture' ? c.capture(request, authRef, p.amount) : c.void(request, authRef)),
       }, async (version, start) => {
-        const begun = await beginKeyedPaymentAttempt(ctx.db, id, version, start, key ?? null);
-        keyTaken = begun === 'key_taken';
-        return begun === 'started';
+        // Grouped with the shard's other attempt starts (one statement, one commit for many).
+        try {
+          return await ctx.payments.attempts.submit({ paymentId: id, expectedVersion: version, attempt: start, key: key ?? null });
+        } catch (err) {
+          if ((err as { constraint?: string }).constraint !== 'connector_attempts_idempotency') throw err;
+          keyTaken = true;
+          return false;
+        }
       });
       if (started.kind === 'no_answer') return failed({ ...fail('outcome_unknown'), retryAfterSeconds: 2 });
       if (started.kind === 'answered') {

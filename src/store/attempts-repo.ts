@@ -1,6 +1,6 @@
 // SQL for connector attempts (DESIGN invariant 9). Starting an attempt and naming it on its payment
-// is one statement under the payment's version check; its outcome is written by the payment's own
-// update (payments-repo), in the statement that moves the payment.
+// is one statement under the payment's version check (many payments' starts grouped in one); its
+// outcome is written by the payment's own update (payments-repo), in the statement that moves the payment.
 import type pg from 'pg';
 
 export interface AttemptStart {
@@ -17,51 +17,31 @@ export interface AttemptStart {
 export interface AttemptKey { scope: string; hash: string; requestId: string }
 
 /**
- * Records the attempt and names it as the payment's attempt in flight, if the payment still has
- * `expectedVersion` and no attempt in flight ('started': its version is now expectedVersion + 1;
- * 'conflict': nothing written), with the attempt's Idempotency-Key when it has one (capture,
- * cancel): `key_taken` when another attempt holds the key (unique index), with nothing written.
- * Unkeyed attempts of the checkout go grouped (beginPaymentAttempts).
+ * One attempt to start on a payment, for the grouped begin: a checkout's pay, submit or callback
+ * (unkeyed), or a capture or cancel with its Idempotency-Key when it has one.
  */
-export async function beginKeyedPaymentAttempt(db: pg.Pool, paymentId: string, expectedVersion: number, a: AttemptStart, key: AttemptKey | null): Promise<'started' | 'conflict' | 'key_taken'> {
-  try {
-    const res = await db.query({
-      name: 'attempt_begin_payment',
-      text: `WITH upd AS (
-               UPDATE payments SET version = version + 1, pending_attempt = $3
-               WHERE id = $1 AND version = $2 AND pending_attempt IS NULL RETURNING id
-             )
-             INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context, idempotency_scope, request_hash, request_id)
-             SELECT $3, upd.id, $4, $5, $6, $7, 'started', $8, $9, $10, $11 FROM upd RETURNING id`,
-      values: [paymentId, expectedVersion, a.id, a.operation, a.connector, a.amount, a.currency, JSON.stringify(a.context), key?.scope ?? null, key?.hash ?? null, key?.requestId ?? null],
-    });
-    return res.rowCount === 1 ? 'started' : 'conflict';
-  } catch (err) {
-    if ((err as { constraint?: string }).constraint === 'connector_attempts_idempotency') return 'key_taken';
-    throw err;
-  }
-}
-
-/** One attempt to start on a payment, for the grouped begin (an unkeyed attempt: a checkout's pay, submit or callback). */
-export interface PaymentAttemptBegin { paymentId: string; expectedVersion: number; attempt: AttemptStart }
+export interface PaymentAttemptBegin { paymentId: string; expectedVersion: number; attempt: AttemptStart; key?: AttemptKey | null }
 
 /**
- * Unkeyed attempts of many payments in one statement (the shard's attempts group writer): each
- * row applies only if its payment still has the expected version and no attempt in flight, and its
- * attempt row is written only for a payment the statement moved. For each: true when recorded,
- * false on that row's conflict (nothing of it written); the other rows are not affected.
+ * Attempts of many payments in one statement (the shard's attempts group writer): each row applies
+ * only if its payment still has the expected version and no attempt in flight, and its attempt row
+ * is written only for a payment the statement moved. For each: true when recorded, false on that
+ * row's conflict (nothing of it written); the other rows are not affected. A key another attempt
+ * holds fails the whole statement (the unique index `connector_attempts_idempotency`): the group
+ * writer splits it until that row fails alone, and its caller reads the error as `key_taken`.
  */
 const BEGIN_MANY_SQL = `
 WITH v AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::jsonb[])
-    AS v(pid, expected, att_id, operation, connector, amount, currency, context)
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::jsonb[],
+                       $9::text[], $10::text[], $11::text[])
+    AS v(pid, expected, att_id, operation, connector, amount, currency, context, scope, hash, request_id)
 ), upd AS (
   UPDATE payments p SET version = p.version + 1, pending_attempt = v.att_id
   FROM v WHERE p.id = v.pid AND p.version = v.expected AND p.pending_attempt IS NULL
   RETURNING p.id, p.pending_attempt
 )
-INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
-SELECT v.att_id, upd.id, v.operation, v.connector, v.amount, v.currency, 'started', v.context
+INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context, idempotency_scope, request_hash, request_id)
+SELECT v.att_id, upd.id, v.operation, v.connector, v.amount, v.currency, 'started', v.context, v.scope, v.hash, v.request_id
 FROM upd JOIN v ON v.att_id = upd.pending_attempt AND v.pid = upd.id
 RETURNING id`;
 
@@ -73,7 +53,8 @@ export async function beginPaymentAttempts(db: pg.Pool, bs: PaymentAttemptBegin[
     name: 'attempts_begin_payments',
     text: BEGIN_MANY_SQL,
     values: [col((b) => b.paymentId), col((b) => b.expectedVersion), col((b) => b.attempt.id), col((b) => b.attempt.operation),
-      col((b) => b.attempt.connector), col((b) => b.attempt.amount), col((b) => b.attempt.currency), col((b) => JSON.stringify(b.attempt.context))],
+      col((b) => b.attempt.connector), col((b) => b.attempt.amount), col((b) => b.attempt.currency), col((b) => JSON.stringify(b.attempt.context)),
+      col((b) => b.key?.scope ?? null), col((b) => b.key?.hash ?? null), col((b) => b.key?.requestId ?? null)],
   });
   const started = new Set(res.rows.map((r) => r.id));
   return bs.map((b) => started.has(b.attempt.id));

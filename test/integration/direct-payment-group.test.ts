@@ -134,3 +134,31 @@ t.test('grouped attempt begin: a row that breaks its statement fails alone', asy
   t.same(results.filter((r, i) => i !== 3), Array(8).fill('true'), 'the others recorded their attempts');
   t.match(await findPayment(pool, begins[3].paymentId), { pendingAttempt: null, version: ps[4].version }, 'the failed row left its payment as it was');
 });
+
+t.test('grouped attempt begin with Idempotency-Keys (captures, cancels): keys stored; a key another attempt holds fails its row alone', async (t) => {
+  const ps = Array.from({ length: 6 }, (_, i) => make(500 + i, null));
+  await insertCreates(pool, ps.map((payment) => ({ payment })));
+  const held = make(599, null);
+  await insertCreates(pool, [{ payment: held }]);
+  const holder = attemptOf(held.amount);
+  t.equal((await beginPaymentAttempts(pool, [{ paymentId: held.id, expectedVersion: held.version, attempt: holder, key: { scope: 'cap:taken', hash: 'h0', requestId: 'req_h0' } }]))[0], true);
+  const g = gatedWriter((bs: PaymentAttemptBegin[]) => beginPaymentAttempts(pool, bs).then((r) => r as (boolean | Error)[]));
+  const opener = g.w.submit({ paymentId: ps[0].id, expectedVersion: ps[0].version, attempt: attemptOf(ps[0].amount) });
+  const begins: PaymentAttemptBegin[] = ps.slice(1).map((p, i) => ({
+    paymentId: p.id, expectedVersion: p.version, attempt: attemptOf(p.amount),
+    key: i === 2 ? { scope: 'cap:taken', hash: 'h2', requestId: 'req_2' } : i === 4 ? null : { scope: `cap:${p.id}`, hash: `h${i}`, requestId: `req_${i}` },
+  }));
+  const all = begins.map((b) => g.w.submit(b).then(String, (e: { constraint?: string }) => `failed: ${e.constraint}`));
+  g.release();
+  await opener;
+  const results = await Promise.all(all);
+  t.same(results, ['true', 'true', 'failed: connector_attempts_idempotency', 'true', 'true'], 'the taken key alone is refused, by its unique index');
+  const rows = (await pool.query('SELECT aggregate_id, idempotency_scope, request_hash, request_id FROM connector_attempts WHERE id = ANY($1)', [begins.map((b) => b.attempt.id)])).rows;
+  t.equal(rows.length, 4, 'attempt rows for the four that applied');
+  for (const [i, b] of begins.entries()) {
+    const row = rows.find((r) => r.aggregate_id === b.paymentId);
+    if (i === 2) { t.notOk(row, 'nothing written for the taken key'); continue; }
+    t.same(row && [row.idempotency_scope, row.request_hash, row.request_id], b.key ? [b.key.scope, b.key.hash, b.key.requestId] : [null, null, null], `begin ${i}: its key stored`);
+  }
+  t.match(await findPayment(pool, begins[2].paymentId), { pendingAttempt: null, version: ps[3].version }, 'the refused row left its payment as it was');
+});
