@@ -18,9 +18,10 @@ const COLUMNS = INSERT_COLUMNS.join(', ');
  * driver encodes one value instead of one per column and row. Rows whose idempotency key is already
  * taken are skipped (ON CONFLICT DO NOTHING); only the ids of the rows inserted come back, since the
  * caller already holds their state. The event row copies the inserted row, so the outbox needs no
- * second copy of the payload.
+ * second copy of the payload. `INSERT_CTES` holds both (`ins`, `ev`); a direct card payment's
+ * statement adds its attempts to them.
  */
-const INSERT_SQL = `
+const INSERT_CTES = `
 WITH ins AS (
   INSERT INTO payments (${COLUMNS})
   SELECT ${COLUMNS} FROM json_populate_recordset(NULL::payments, $1::json)
@@ -30,7 +31,9 @@ WITH ins AS (
   INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
   SELECT e.eid, ins.merchant_id, ins.livemode, CASE WHEN ins.session IS NULL THEN 'merchant' ELSE 'gateway' END, 'payment.created', ins.id, to_jsonb(ins), ins.created_at
   FROM ins JOIN unnest($2::text[], $3::text[]) AS e(pid, eid) ON e.pid = ins.id
-)
+)`;
+
+const INSERT_SQL = `${INSERT_CTES}
 SELECT id FROM ins`;
 
 /**
@@ -39,17 +42,7 @@ SELECT id FROM ins`;
  * the payment and its attempt commit together, before the bank call (DESIGN invariant 9). The
  * attempt is inserted only for a payment row this statement inserted: a key found taken writes none.
  */
-const INSERT_WITH_ATTEMPTS_SQL = `
-WITH ins AS (
-  INSERT INTO payments (${COLUMNS})
-  SELECT ${COLUMNS} FROM json_populate_recordset(NULL::payments, $1::json)
-  ON CONFLICT (merchant_id, livemode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
-  RETURNING *
-), ev AS (
-  INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
-  SELECT e.eid, ins.merchant_id, ins.livemode, CASE WHEN ins.session IS NULL THEN 'merchant' ELSE 'gateway' END, 'payment.created', ins.id, to_jsonb(ins), ins.created_at
-  FROM ins JOIN unnest($2::text[], $3::text[]) AS e(pid, eid) ON e.pid = ins.id
-), att AS (
+const INSERT_WITH_ATTEMPTS_SQL = `${INSERT_CTES}, att AS (
   INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
   SELECT a.id, ins.id, a.operation, a.connector, a.amount, a.currency, 'started', a.context
   FROM ins JOIN unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::jsonb[])
