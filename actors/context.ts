@@ -7,6 +7,7 @@ import type { Payment } from '../src/domain/payment.js';
 import type { Connectors } from '../src/connectors/index.js';
 import type { InsertOutcome, PaymentCreate, PaymentUpdate } from '../src/store/payments-repo.js';
 import type { PaymentAttemptBegin } from '../src/store/attempts-repo.js';
+import type { RefundBegin } from '../src/store/refunds-repo.js';
 import type { GroupWriter } from './group-writer.js';
 import type { ReplayCache } from '../src/store/replay-cache.js';
 import type { Command, ReplyTo } from './protocol.js';
@@ -24,6 +25,8 @@ export interface PaymentStore {
   updates: GroupWriter<PaymentUpdate, number | null>;
   /** Grouped starts of connector attempts on existing payments (false: version conflict or an attempt in flight). */
   attempts: GroupWriter<PaymentAttemptBegin, boolean>;
+  /** Grouped refund starts: attempt, pending refund and the payment's move (false: version conflict or an attempt in flight). */
+  refunds: GroupWriter<RefundBegin, boolean>;
 }
 
 export interface ActorContext {

@@ -14,7 +14,7 @@ import { fail, type ApiFailure } from '../src/errors.js';
 import type { Attempt } from '../src/store/attempts-repo.js';
 import { abandonAttempt } from '../src/store/attempts-repo.js';
 import { findPayment } from '../src/store/payments-repo.js';
-import { beginRefund, chargeRefOf, dropRefund, findRefundByAttempt, findRefundByKey, refundSupported, settleRefund } from '../src/store/refunds-repo.js';
+import { dropRefund, findRefundByAttempt, findRefundByKey, refundTermsOf, settleRefund } from '../src/store/refunds-repo.js';
 import { startAttempt } from './attempt-protocol.js';
 import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, Failed, ReplyOf, RefundRequest } from './protocol.js';
@@ -128,19 +128,24 @@ export async function handleRefund(ctx: ActorContext, m: CommandOf<'payment.refu
     const plan = prior ? null : planRefund(p, q.amount);
     if (plan && !plan.ok) return failed(plan.code === 'refund_amount_invalid' ? overRemaining(p) : plan.code === 'amount_invalid' ? fail('amount_invalid', 'amount') : notRefundable(p));
     if (plan && !p.pendingAttempt) {
-      if (!(await refundSupported(ctx.db, p.id, ctx.connectors(p.livemode).name))) return failed(fail('refund_not_supported'));
+      const { supported, chargeRef } = await refundTermsOf(ctx.db, p.id, ctx.connectors(p.livemode).name);
+      if (!supported) return failed(fail('refund_not_supported'));
       let refund: Refund | null = null;
       let keyTaken = false;
-      const chargeRef = await chargeRefOf(ctx.db, p.id);
       const run = await startAttempt<RefundResult>(ctx, p, {
         operation: REFUND_OPERATION, amount: plan.amount, currency: p.currency, context: { chargeRef },
         call: (c, request) => c.refund(request, chargeRef),
       }, async (version, start) => {
         refund = newRefund(p, q, plan.amount, start.id, ctx.now());
         start.context = { ...start.context, refundId: refund.id };
-        const begun = await beginRefund(ctx.db, version, start, refund);
-        keyTaken = begun === 'key_taken';
-        return begun === 'started';
+        // Grouped with the shard's other refund starts (one statement, one commit for many).
+        try {
+          return await ctx.payments.refunds.submit({ expectedVersion: version, attempt: start, refund });
+        } catch (err) {
+          if ((err as { constraint?: string }).constraint !== 'refunds_idempotency') throw err;
+          keyTaken = true;
+          return false;
+        }
       });
       if (run.kind === 'no_answer') return failed({ ...fail('outcome_unknown'), retryAfterSeconds: 2 });
       if (run.kind === 'answered') {

@@ -1,5 +1,5 @@
 // SQL for refunds. A refund is written by its payment's actor in two statements, each under the
-// payment's version check (DESIGN invariants 1 and 9): `beginRefund` records the connector attempt,
+// payment's version check (DESIGN invariants 1 and 9): `beginRefunds` (many refunds, grouped) records the connector attempt,
 // names it on the payment (`pending_attempt`) and inserts the refund as `pending` (claiming its
 // idempotency key before the bank is asked); `settleRefund` records the bank's answer: the refund's
 // final status, the payment's move, the attempt's outcome, the outbox events and the webhook
@@ -14,34 +14,54 @@ import { rowToRefund, type RefundRow } from './refund-row.js';
 
 const iso = (v: number) => new Date(v).toISOString();
 
-export type RefundBegin = 'started' | 'conflict' | 'key_taken';
+/** One refund to begin: its payment's version as its actor loaded it, the attempt and the pending refund row. */
+export interface RefundBegin { expectedVersion: number; attempt: AttemptStart; refund: Refund }
 
 /**
- * Step 1 of the attempt protocol for a refund. 'conflict': the payment moved or has an attempt in
- * flight; 'key_taken': another refund holds the idempotency key. Either way nothing was written.
+ * Step 1 of the attempt protocol for refunds of many payments, in one statement (the shard's refunds
+ * group writer): each row applies only if its payment still has the expected version and no attempt
+ * in flight; its attempt and its pending refund are written only with it. For each: true when
+ * recorded, false on that row's conflict (nothing of it written). An idempotency key another refund
+ * holds breaks the whole statement (`refunds_idempotency`): the group writer splits it until that
+ * row fails alone, and its caller reads the error as the key taken (refund-actor.ts).
  */
-export async function beginRefund(db: pg.Pool, expectedVersion: number, a: AttemptStart, r: Refund): Promise<RefundBegin> {
-  try {
-    const res = await db.query({
-      name: 'refund_begin',
-      text: `WITH upd AS (
-               UPDATE payments SET version = version + 1, pending_attempt = $3
-               WHERE id = $1 AND version = $2 AND pending_attempt IS NULL RETURNING id
-             ), att AS (
-               INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
-               SELECT $3, upd.id, $4, $5, $6, $7, 'started', $8 FROM upd RETURNING id
-             )
-             INSERT INTO refunds (id, payment_id, merchant_id, livemode, amount, currency, status, reason, attempt_id,
-                                  request_id, idempotency_key, request_hash, created_at, updated_at)
-             SELECT $9, $1, $10, $11, $6, $7, 'pending', $12, att.id, $13, $14, $15, $16, $16 FROM att RETURNING id`,
-      values: [r.paymentId, expectedVersion, a.id, a.operation, a.connector, a.amount, a.currency, JSON.stringify(a.context),
-        r.id, r.merchantId, r.livemode, r.reason, r.requestId, r.idempotencyKey, r.requestHash, iso(r.createdAt)],
-    });
-    return res.rowCount === 1 ? 'started' : 'conflict';
-  } catch (err) {
-    if ((err as { code?: string; constraint?: string }).constraint === 'refunds_idempotency') return 'key_taken';
-    throw err;
-  }
+const BEGIN_SQL = `
+WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::jsonb[],
+                       $9::text[], $10::text[], $11::boolean[], $12::text[], $13::text[], $14::text[], $15::text[], $16::timestamptz[])
+    AS v(pid, expected, att_id, operation, connector, amount, currency, context,
+         refund_id, merchant_id, livemode, reason, request_id, idempotency_key, request_hash, created_at)
+), upd AS (
+  UPDATE payments p SET version = p.version + 1, pending_attempt = v.att_id
+  FROM v WHERE p.id = v.pid AND p.version = v.expected AND p.pending_attempt IS NULL
+  RETURNING p.id, p.pending_attempt
+), att AS (
+  INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
+  SELECT v.att_id, upd.id, v.operation, v.connector, v.amount, v.currency, 'started', v.context
+  FROM upd JOIN v ON v.att_id = upd.pending_attempt AND v.pid = upd.id
+  RETURNING id
+)
+INSERT INTO refunds (id, payment_id, merchant_id, livemode, amount, currency, status, reason, attempt_id,
+                     request_id, idempotency_key, request_hash, created_at, updated_at)
+SELECT v.refund_id, v.pid, v.merchant_id, v.livemode, v.amount, v.currency, 'pending', v.reason, att.id,
+       v.request_id, v.idempotency_key, v.request_hash, v.created_at, v.created_at
+FROM att JOIN v ON v.att_id = att.id
+RETURNING attempt_id`;
+
+export async function beginRefunds(db: pg.Pool, bs: RefundBegin[]): Promise<boolean[]> {
+  // Payment ids in order, so two processes' groups touching the same payments meet them alike.
+  const xs = [...bs].sort((a, b) => (a.refund.paymentId < b.refund.paymentId ? -1 : a.refund.paymentId > b.refund.paymentId ? 1 : 0));
+  const col = <T>(f: (b: RefundBegin) => T) => xs.map(f);
+  const res = await db.query<{ attempt_id: string }>({
+    name: 'refunds_begin',
+    text: BEGIN_SQL,
+    values: [col((b) => b.refund.paymentId), col((b) => b.expectedVersion), col((b) => b.attempt.id), col((b) => b.attempt.operation),
+      col((b) => b.attempt.connector), col((b) => b.attempt.amount), col((b) => b.attempt.currency), col((b) => JSON.stringify(b.attempt.context)),
+      col((b) => b.refund.id), col((b) => b.refund.merchantId), col((b) => b.refund.livemode), col((b) => b.refund.reason),
+      col((b) => b.refund.requestId), col((b) => b.refund.idempotencyKey), col((b) => b.refund.requestHash), col((b) => iso(b.refund.createdAt))],
+  });
+  const started = new Set(res.rows.map((r) => r.attempt_id));
+  return bs.map((b) => started.has(b.attempt.id));
 }
 
 export interface RefundSettlement {
@@ -196,18 +216,21 @@ export async function chargeRefOf(db: pg.Pool, paymentId: string): Promise<strin
 }
 
 /**
- * Whether the connector's capability row (CMC) for the method the payment was paid with allows
- * refunds; a method without a row is allowed.
+ * What a refund of the payment needs before its attempt, in one read: whether the connector's
+ * capability row (CMC) for the method the payment was paid with allows refunds (a method without a
+ * row is allowed), and the bank's reference of the charge it refunds (chargeRefOf).
  */
-export async function refundSupported(db: pg.Pool, paymentId: string, connector: string): Promise<boolean> {
-  const res = await db.query<{ supports_refund: boolean }>({
-    name: 'refund_supported',
-    text: `SELECT c.supports_refund FROM payments p JOIN connector_method_capabilities c
-             ON c.connector = $2 AND c.method_code = COALESCE(p.checkout->>'method', p.method, 'card')
-           WHERE p.id = $1`,
+export async function refundTermsOf(db: pg.Pool, paymentId: string, connector: string): Promise<{ supported: boolean; chargeRef: string | null }> {
+  const res = await db.query<{ supported: boolean | null; ref: string | null }>({
+    name: 'refund_terms',
+    text: `SELECT (SELECT c.supports_refund FROM payments p JOIN connector_method_capabilities c
+                     ON c.connector = $2 AND c.method_code = COALESCE(p.checkout->>'method', p.method, 'card')
+                   WHERE p.id = $1) AS supported,
+                  (SELECT result->>'ref' FROM connector_attempts
+                   WHERE aggregate_id = $1 AND status = 'succeeded' AND operation NOT IN ('refund', 'capture', 'void') ORDER BY updated_at DESC LIMIT 1) AS ref`,
     values: [paymentId, connector],
   });
-  return res.rows[0]?.supports_refund ?? true;
+  return { supported: res.rows[0]?.supported ?? true, chargeRef: res.rows[0]?.ref ?? null };
 }
 
 /** Idempotency keys live 24 hours: after that the same key may create a new refund. */

@@ -1,0 +1,71 @@
+// Refunds of many payments begin in one statement (issue 25): each row on its own version check,
+// its attempt and pending refund written only with its payment's move; a stale row is refused alone;
+// a refund whose Idempotency-Key another refund holds breaks the statement on the unique index, and
+// the group writer splits it until that row fails alone, the others recorded.
+import t from 'tap';
+import { testPool } from '../helpers/env.js';
+import { GroupWriter } from '../../actors/group-writer.js';
+import { rolledBack } from '../../src/store/db.js';
+import { findPayment, insertCreates } from '../../src/store/payments-repo.js';
+import { beginRefunds, type RefundBegin } from '../../src/store/refunds-repo.js';
+import { createPayment } from '../../src/domain/payment.js';
+import type { Refund } from '../../src/domain/refund.js';
+import { paymentId, prefixedId } from '../../src/domain/ids.js';
+import { startTestServer } from '../helpers/server.js';
+
+const s = await startTestServer(t);
+const m = await s.merchant();
+const pool = testPool(s.srv.databaseUrl, 4);
+t.teardown(() => pool.end());
+
+const make = (i: number) => createPayment(
+  { amount: 1000 + i, currency: 'AZN', orderId: `rb-${i}`, description: null, metadata: {}, method: null, customer: {}, returnUrl: null, locale: null, source: 'api' },
+  { id: paymentId(Date.now()), merchantId: m.id, livemode: false, fees: { feeBps: 0, feeFixed: 0 }, windowSeconds: 60, requestId: `req_${i}`, idempotencyKey: null, requestHash: null },
+  Date.now());
+
+function beginOf(p: { id: string; version: number }, key: string | null, versionOffset = 0): RefundBegin {
+  const attemptId = prefixedId('att', 24);
+  const refund: Refund = {
+    id: prefixedId('ref', 24), paymentId: p.id, merchantId: m.id, livemode: false, amount: 100, currency: 'AZN', status: 'pending', reason: null,
+    failureCode: null, attemptId, createdAt: Date.now(), requestId: `req_${attemptId}`, idempotencyKey: key, requestHash: key ? `h-${key}` : null,
+  };
+  return { expectedVersion: p.version + versionOffset, attempt: { id: attemptId, operation: 'refund', connector: 'sandbox', amount: 100, currency: 'AZN', context: { refundId: refund.id } }, refund };
+}
+
+t.test('grouped refund begins: one statement; a stale row and a taken key fail alone, the others recorded with their keys', async (t) => {
+  const ps = Array.from({ length: 7 }, (_, i) => make(i));
+  await insertCreates(pool, ps.map((payment) => ({ payment })));
+  const holder = make(99);
+  await insertCreates(pool, [{ payment: holder }]);
+  t.same(await beginRefunds(pool, [beginOf(holder, 'rk-taken')]), [true], 'a refund holds the key rk-taken');
+
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  const sizes: number[] = [];
+  const w = new GroupWriter<RefundBegin, boolean>(async (bs) => { sizes.push(bs.length); if (sizes.length === 1) await gate; return beginRefunds(pool, bs); },
+    { maxInflight: 1, maxBatch: 64, groupFirst: true, ambiguous: (err) => !rolledBack(err) });
+  const opener = w.submit(beginOf(ps[0], null));
+  await new Promise((r) => setImmediate(r));
+  const begins = ps.slice(1).map((p, i) => beginOf(p, i === 1 ? 'rk-taken' : `rk-${i}`, i === 3 ? 5 : 0));
+  const all = begins.map((b) => w.submit(b).then(String, (e: { constraint?: string }) => `failed: ${e.constraint}`));
+  release();
+  t.equal(await opener, true);
+  const results = await Promise.all(all);
+  t.same(results, ['true', 'failed: refunds_idempotency', 'true', 'false', 'true', 'true'], 'the taken key and the stale row alone are refused');
+  t.equal(sizes[1], 6, 'the queued begins went as one statement first');
+  const refunds = (await pool.query('SELECT payment_id, attempt_id, idempotency_key, status FROM refunds WHERE payment_id = ANY($1)', [begins.map((b) => b.refund.paymentId)])).rows;
+  t.equal(refunds.length, 4, 'pending refunds for the four that applied');
+  for (const [i, b] of begins.entries()) {
+    const p = await findPayment(pool, b.refund.paymentId);
+    const row = refunds.find((r) => r.payment_id === b.refund.paymentId);
+    if (i === 1 || i === 3) {
+      t.notOk(row, `begin ${i}: no refund written`);
+      t.match(p, { pendingAttempt: null, version: ps[i + 1].version }, `begin ${i}: its payment as it was`);
+    } else {
+      t.match(row, { attempt_id: b.attempt.id, idempotency_key: b.refund.idempotencyKey, status: 'pending' }, `begin ${i}: its refund, with its key`);
+      t.match(p, { pendingAttempt: b.attempt.id, version: b.expectedVersion + 1 }, `begin ${i}: its payment names the attempt`);
+    }
+  }
+  const attempts = (await pool.query('SELECT count(*)::int AS n FROM connector_attempts WHERE id = ANY($1)', [begins.map((b) => b.attempt.id)])).rows[0].n;
+  t.equal(attempts, 4, 'attempt rows only for the rows that applied');
+});
