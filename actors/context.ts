@@ -7,7 +7,7 @@ import type { Payment } from '../src/domain/payment.js';
 import type { Connectors } from '../src/connectors/index.js';
 import type { InsertOutcome, PaymentCreate, PaymentUpdate } from '../src/store/payments-repo.js';
 import type { PaymentAttemptBegin } from '../src/store/attempts-repo.js';
-import type { RefundBegin } from '../src/store/refunds-repo.js';
+import type { RefundBegin, RefundSettlement } from '../src/store/refunds-repo.js';
 import type { GroupWriter } from './group-writer.js';
 import type { ReplayCache } from '../src/store/replay-cache.js';
 import type { Command, ReplyTo } from './protocol.js';
@@ -27,6 +27,8 @@ export interface PaymentStore {
   attempts: GroupWriter<PaymentAttemptBegin, boolean>;
   /** Grouped refund starts: attempt, pending refund and the payment's move (false: version conflict or an attempt in flight). */
   refunds: GroupWriter<RefundBegin, boolean>;
+  /** Grouped refund outcomes (the deliveries queued; null: version conflict). */
+  refundSettles: GroupWriter<RefundSettlement, number | null>;
 }
 
 export interface ActorContext {

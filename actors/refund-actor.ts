@@ -14,7 +14,7 @@ import { fail, type ApiFailure } from '../src/errors.js';
 import type { Attempt } from '../src/store/attempts-repo.js';
 import { abandonAttempt } from '../src/store/attempts-repo.js';
 import { findPayment } from '../src/store/payments-repo.js';
-import { dropRefund, findRefundByAttempt, findRefundByKey, refundTermsOf, settleRefund } from '../src/store/refunds-repo.js';
+import { dropRefund, findRefundByAttempt, findRefundByKey, refundTermsOf } from '../src/store/refunds-repo.js';
 import { startAttempt } from './attempt-protocol.js';
 import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, Failed, ReplyOf, RefundRequest } from './protocol.js';
@@ -86,7 +86,7 @@ async function settle(ctx: ActorContext, cur: Payment | null, r: Refund, res: Re
         events = moved.events;
       }
       const status = res.kind === 'succeeded' ? 'succeeded' : 'failed';
-      const deliveries = await settleRefund(ctx.db, {
+      const deliveries = await ctx.payments.refundSettles.submit({
         next, expectedVersion: cur.version, events,
         refund: { id: r.id, status, failureCode: res.kind === 'failed' ? res.code : null, connectorRef: res.ref },
         attempt: { id: r.attemptId, status, result: res },

@@ -9,7 +9,7 @@ import { createLogger } from '../src/log.js';
 import { createConnectors } from '../src/connectors/index.js';
 import { insertCreates, updatePayments } from '../src/store/payments-repo.js';
 import { beginPaymentAttempts } from '../src/store/attempts-repo.js';
-import { beginRefunds } from '../src/store/refunds-repo.js';
+import { beginRefunds, settleRefunds } from '../src/store/refunds-repo.js';
 import { KeyedMailbox } from './mailbox.js';
 import { ReplayCache } from '../src/store/replay-cache.js';
 import { BatchedPort, onBatch } from './batched-port.js';
@@ -71,6 +71,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
       updates: new GroupWriter((us) => updatePayments(db, us), { ...writes, groupFirst: true }),
       attempts: new GroupWriter((bs) => beginPaymentAttempts(db, bs), { ...writes, groupFirst: true }),
       refunds: new GroupWriter((bs) => beginRefunds(db, bs), { ...writes, groupFirst: true }),
+      refundSettles: new GroupWriter((ss) => settleRefunds(db, ss), { ...writes, groupFirst: true }),
     },
   };
   const mailbox = new KeyedMailbox(init.mailboxLimit, init.mailboxPerIdLimit);

@@ -1,7 +1,7 @@
 // SQL for refunds. A refund is written by its payment's actor in two statements, each under the
 // payment's version check (DESIGN invariants 1 and 9): `beginRefunds` (many refunds, grouped) records the connector attempt,
 // names it on the payment (`pending_attempt`) and inserts the refund as `pending` (claiming its
-// idempotency key before the bank is asked); `settleRefund` records the bank's answer: the refund's
+// idempotency key before the bank is asked); `settleRefunds` (grouped too) records the bank's answer: the refund's
 // final status, the payment's move, the attempt's outcome, the outbox events and the webhook
 // deliveries, all in one statement.
 import type pg from 'pg';
@@ -73,25 +73,32 @@ export interface RefundSettlement {
   events: string[];
 }
 
-// The payment applies only if it still has the version its actor loaded and still names this
+// Each payment applies only if it still has the version its actor loaded and still names its
 // attempt; everything else hangs off that row. `refund.succeeded` (merchant API payments only)
 // carries the payment row and, under `refund`, the refund row; `payment.refunded` (gateway API)
 // carries the payment row too (with the refund's id and amount beside it), so the dispatcher
 // renders the gateway's flat summary and resolves the session's target as for its other payment.*
 // events. It is delivered for a gateway checkout session when a target exists; a merchant API
-// payment's is recorded only (it has no gateway endpoint to go to).
+// payment's is recorded only (it has no gateway endpoint to go to). Many payments' settlements go
+// in one statement (the shard's refund settlements group writer); one payment has at most one
+// refund in flight, so a statement never holds two rows of one payment.
 const SETTLE_SQL = `
-WITH upd AS (
-  UPDATE payments SET status = $3, amount_refunded = $4, net = $5, updated_at = $6, version = $7, pending_attempt = NULL
-  WHERE id = $1 AND version = $2 AND pending_attempt = $8
-  RETURNING *
+WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::int[], $8::text[],
+                       $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[])
+    AS v(pid, expected, status, amount_refunded, net, updated_at, version, att_id,
+         refund_status, failure_code, connector_ref, refund_id, att_status, att_result)
+), upd AS (
+  UPDATE payments p SET status = v.status, amount_refunded = v.amount_refunded, net = v.net, updated_at = v.updated_at, version = v.version, pending_attempt = NULL
+  FROM v WHERE p.id = v.pid AND p.version = v.expected AND p.pending_attempt = v.att_id
+  RETURNING p.*
 ), rf AS (
-  UPDATE refunds r SET status = $9, failure_code = $10, connector_ref = $11, updated_at = upd.updated_at
-  FROM upd WHERE r.id = $12 AND r.payment_id = upd.id AND r.status = 'pending'
+  UPDATE refunds r SET status = v.refund_status, failure_code = v.failure_code, connector_ref = v.connector_ref, updated_at = upd.updated_at
+  FROM upd JOIN v ON v.pid = upd.id WHERE r.id = v.refund_id AND r.payment_id = upd.id AND r.status = 'pending'
   RETURNING r.*
 ), att AS (
-  UPDATE connector_attempts a SET status = $13, result = $14, updated_at = now()
-  FROM upd WHERE a.id = $8 AND a.status = 'started'
+  UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
+  FROM upd JOIN v ON v.pid = upd.id WHERE a.id = v.att_id AND a.status = 'started'
 ), ev AS (
   INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
   SELECT e.eid, upd.merchant_id, upd.livemode, CASE WHEN e.type = 'payment.refunded' THEN 'gateway' ELSE 'merchant' END,
@@ -100,48 +107,61 @@ WITH upd AS (
       THEN to_jsonb(upd) || jsonb_build_object('refund_id', rf.id, 'refund_amount', rf.amount)
       ELSE to_jsonb(upd) || jsonb_build_object('refund', to_jsonb(rf)) END,
     upd.updated_at
-  FROM upd JOIN rf ON rf.payment_id = upd.id CROSS JOIN unnest($15::text[], $16::text[]) AS e(eid, type)
+  FROM upd JOIN rf ON rf.payment_id = upd.id JOIN unnest($15::text[], $16::text[], $17::text[]) AS e(pid, eid, type) ON e.pid = upd.id
   -- A gateway session's refund is a gateway event only: refund.succeeded (merchant API) is not
   -- recorded for it, so no merchant API endpoint ever gets a session (as for its payment.* events).
   WHERE e.type = 'payment.refunded' OR upd.session IS NULL
-  RETURNING id, merchant_id, api, type, created_at
+  RETURNING id, merchant_id, api, type, created_at, aggregate_id
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
   SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, ev.created_at, ev.created_at
   FROM ev JOIN webhook_settings ws ON ws.merchant_id = ev.merchant_id AND ws.api = 'merchant' AND ws.channel_id IS NULL
     AND (ws.events IS NULL OR ev.type = ANY(ws.events))
-  WHERE ev.api = 'merchant' AND ev.type = ANY($17::text[])
-  RETURNING 1
+  WHERE ev.api = 'merchant' AND ev.type = ANY($18::text[])
+  RETURNING event_id
 ), dg AS (
   -- A gateway session's payment.refunded: one delivery whose target is resolved at each attempt,
   -- queued when any of the four targets exists (as in payments-repo.ts).
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
   SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, ev.created_at, ev.created_at
-  FROM ev CROSS JOIN upd
+  FROM ev JOIN upd ON upd.id = ev.aggregate_id
   WHERE ev.api = 'gateway' AND ev.type = 'payment.refunded' AND upd.session IS NOT NULL
     AND (upd.session->>'webhookUrl' IS NOT NULL
       OR EXISTS (SELECT 1 FROM channels c WHERE c.id = upd.channel_id AND c.webhook_url IS NOT NULL)
       OR EXISTS (SELECT 1 FROM webhook_settings ws WHERE ws.merchant_id = upd.merchant_id AND ws.api = 'gateway'
                    AND (ws.channel_id IS NULL OR ws.channel_id = upd.channel_id)))
-  RETURNING 1
+  RETURNING event_id
 )
-SELECT (SELECT count(*) FROM rf)::int AS refunds, ((SELECT count(*) FROM dl) + (SELECT count(*) FROM dg))::int AS deliveries FROM upd`;
+SELECT upd.id,
+  (SELECT count(*) FROM rf WHERE rf.payment_id = upd.id)::int AS refunds,
+  (SELECT count(*) FROM (SELECT event_id FROM dl UNION ALL SELECT event_id FROM dg) d JOIN ev ON ev.id = d.event_id WHERE ev.aggregate_id = upd.id)::int AS deliveries
+FROM upd`;
 
-/** Step 3. The number of webhook deliveries queued, or null on a version conflict (nothing written). */
-export async function settleRefund(db: pg.Pool, s: RefundSettlement): Promise<number | null> {
-  const n = s.next;
-  const res = await db.query<{ refunds: number; deliveries: number }>({
-    name: 'refund_settle',
+/**
+ * Step 3, for many refunds in one statement. For each: the number of webhook deliveries queued,
+ * null on its version conflict (nothing of it written), or an Error when its refund was not pending
+ * (a bug: the refund row is inserted with its attempt and only this statement finishes it).
+ */
+export async function settleRefunds(db: pg.Pool, ss: RefundSettlement[]): Promise<(number | null | Error)[]> {
+  const xs = [...ss].sort((a, b) => (a.next.id < b.next.id ? -1 : a.next.id > b.next.id ? 1 : 0));
+  const col = <T>(f: (s: RefundSettlement) => T) => xs.map(f);
+  const evs = xs.flatMap((s) => s.events.map((type) => ({ pid: s.next.id, eid: eventId(), type })));
+  const res = await db.query<{ id: string; refunds: number; deliveries: number }>({
+    name: 'refunds_settle',
     text: SETTLE_SQL,
-    values: [n.id, s.expectedVersion, n.status, n.amountRefunded, n.net, iso(n.updatedAt), n.version, s.attempt.id,
-      s.refund.status, s.refund.failureCode, s.refund.connectorRef, s.refund.id, s.attempt.status, JSON.stringify(s.attempt.result),
-      s.events.map(() => eventId()), s.events, MERCHANT_DELIVERABLE],
+    values: [col((s) => s.next.id), col((s) => s.expectedVersion), col((s) => s.next.status), col((s) => s.next.amountRefunded), col((s) => s.next.net),
+      col((s) => iso(s.next.updatedAt)), col((s) => s.next.version), col((s) => s.attempt.id),
+      col((s) => s.refund.status), col((s) => s.refund.failureCode), col((s) => s.refund.connectorRef), col((s) => s.refund.id),
+      col((s) => s.attempt.status), col((s) => JSON.stringify(s.attempt.result)),
+      evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE],
   });
-  const row = res.rows[0];
-  if (!row) return null;
-  // The refund row is inserted with its attempt and only this statement finishes it: a missing row is a bug.
-  if (row.refunds !== 1) throw new Error(`refund ${s.refund.id} was not pending when its attempt ${s.attempt.id} settled`);
-  return row.deliveries;
+  const rows = new Map(res.rows.map((r) => [r.id, r]));
+  return ss.map((s) => {
+    const row = rows.get(s.next.id);
+    if (!row) return null;
+    if (row.refunds !== 1) return new Error(`refund ${s.refund.id} was not pending when its attempt ${s.attempt.id} settled`);
+    return row.deliveries;
+  });
 }
 
 /**

@@ -1,13 +1,14 @@
-// Refunds of many payments begin in one statement (issue 25): each row on its own version check,
+// Refunds of many payments begin, and settle, in one statement each (issue 25): each row on its own version check,
 // its attempt and pending refund written only with its payment's move; a stale row is refused alone;
 // a refund whose Idempotency-Key another refund holds breaks the statement on the unique index, and
-// the group writer splits it until that row fails alone, the others recorded.
+// the group writer splits it until that row fails alone, the others recorded. Their outcomes are
+// recorded in one statement too, each on its own version check.
 import t from 'tap';
 import { testPool } from '../helpers/env.js';
 import { GroupWriter } from '../../actors/group-writer.js';
 import { rolledBack } from '../../src/store/db.js';
 import { findPayment, insertCreates } from '../../src/store/payments-repo.js';
-import { beginRefunds, type RefundBegin } from '../../src/store/refunds-repo.js';
+import { beginRefunds, settleRefunds, type RefundBegin } from '../../src/store/refunds-repo.js';
 import { createPayment } from '../../src/domain/payment.js';
 import type { Refund } from '../../src/domain/refund.js';
 import { paymentId, prefixedId } from '../../src/domain/ids.js';
@@ -68,4 +69,34 @@ t.test('grouped refund begins: one statement; a stale row and a taken key fail a
   }
   const attempts = (await pool.query('SELECT count(*)::int AS n FROM connector_attempts WHERE id = ANY($1)', [begins.map((b) => b.attempt.id)])).rows[0].n;
   t.equal(attempts, 4, 'attempt rows only for the rows that applied');
+});
+
+t.test('grouped refund outcomes: each on its own version; a succeeded, a failed and a stale one in one statement', async (t) => {
+  const ps = Array.from({ length: 3 }, (_, i) => make(200 + i));
+  await insertCreates(pool, ps.map((payment) => ({ payment })));
+  // Paid payments, as a refund needs (the statement itself checks versions and attempts only).
+  await pool.query("UPDATE payments SET status = 'succeeded', version = version + 1 WHERE id = ANY($1)", [ps.map((p) => p.id)]);
+  const paid = await Promise.all(ps.map(async (p) => (await findPayment(pool, p.id))!));
+  const bs = paid.map((p) => beginOf(p, null));
+  t.same(await beginRefunds(pool, bs), [true, true, true]);
+  const now = Date.now();
+  const settlement = (i: number, ok: boolean, versionOffset = 0) => ({
+    next: { ...paid[i], status: ok ? 'partially_refunded' as const : paid[i].status, amountRefunded: ok ? 100 : 0, net: ok ? paid[i].net - 100 : paid[i].net,
+      pendingAttempt: null, updatedAt: now, version: paid[i].version + 2 },
+    expectedVersion: paid[i].version + 1 + versionOffset, events: ok ? ['refund.succeeded'] : [],
+    refund: { id: bs[i].refund.id, status: ok ? 'succeeded' as const : 'failed' as const, failureCode: ok ? null : 'refund_declined', connectorRef: ok ? `ref-${i}` : null },
+    attempt: { id: bs[i].attempt.id, status: ok ? 'succeeded' as const : 'failed' as const, result: { kind: ok ? 'succeeded' : 'failed' } },
+  });
+  const out = await settleRefunds(pool, [settlement(0, true), settlement(1, false), settlement(2, true, 3)]);
+  t.same(out, [0, 0, null], 'two recorded (no webhook endpoint: no deliveries), the stale one refused');
+  const refunds = (await pool.query('SELECT id, status, failure_code, connector_ref FROM refunds WHERE id = ANY($1) ORDER BY id', [bs.map((b) => b.refund.id)])).rows;
+  const of = (i: number) => refunds.find((r) => r.id === bs[i].refund.id);
+  t.match(of(0), { status: 'succeeded', connector_ref: 'ref-0' });
+  t.match(of(1), { status: 'failed', failure_code: 'refund_declined' });
+  t.match(of(2), { status: 'pending' }, 'the stale one is still pending, for recovery or its actor to settle');
+  t.match(await findPayment(pool, ps[0].id), { status: 'partially_refunded', amountRefunded: 100, pendingAttempt: null });
+  t.match(await findPayment(pool, ps[1].id), { status: 'succeeded', amountRefunded: 0, pendingAttempt: null });
+  t.match(await findPayment(pool, ps[2].id), { pendingAttempt: bs[2].attempt.id }, 'the stale one still names its attempt');
+  const events = (await pool.query("SELECT aggregate_id, data->'refund'->>'id' AS refund FROM events WHERE type = 'refund.succeeded' AND aggregate_id = ANY($1)", [ps.map((p) => p.id)])).rows;
+  t.same(events, [{ aggregate_id: ps[0].id, refund: bs[0].refund.id }], 'one refund.succeeded, for the one that succeeded, carrying its refund');
 });
