@@ -48,3 +48,26 @@ export async function callChild(c: Child, method: string, p: string, key: string
   try { parsed = JSON.parse(text); } catch { /* not JSON */ }
   return { status: r.status, body: parsed, text, headers: r.headers };
 }
+
+interface Tap { pass(message: string): void }
+
+/**
+ * Sends a request to `c`, whose failpoint kills it on the way, until `c` has died, as a client
+ * retries with its key. On a busy machine the first try may be answered before the failpoint is
+ * reached (a pool wait or the request deadline ran out first): a test that only waited for the exit
+ * would then hang until tap's timeout. Fails with the answers seen when `c` is still alive after
+ * `deadlineMs` (a request refused for good never reaches the failpoint).
+ */
+export async function sendUntilDead(t: Tap, c: Child, send: () => Promise<unknown>, message = 'the process died at its failpoint', deadlineMs = 60_000): Promise<void> {
+  let dead = false;
+  void c.exited.then(() => { dead = true; });
+  const answers: unknown[] = [];
+  const end = Date.now() + deadlineMs;
+  while (!dead) {
+    if (Date.now() > end) throw new Error(`the process did not die at its failpoint within ${deadlineMs} ms; its answers: ${JSON.stringify(answers).slice(0, 2000)}`);
+    try { answers.push(await send()); } catch { /* the connection died with the process */ }
+    // An answer may come just before the failpoint kills the process: wait a little for its exit.
+    if (!dead) await Promise.race([c.exited, new Promise((r) => setTimeout(r, 200))]);
+  }
+  t.pass(answers.length ? `${message} (after ${answers.length} answered tries)` : message);
+}

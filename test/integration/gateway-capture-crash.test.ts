@@ -6,7 +6,7 @@
 // key) and the payment can be captured again; the same for a void.
 import t from 'tap';
 import { until } from '../helpers/wait.js';
-import { callChild, type Child } from '../helpers/child.js';
+import { callChild, type Child, sendUntilDead } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
 import { PG_URL } from '../helpers/env.js';
 import { CARDS, card } from '../helpers/checkout.js';
@@ -47,8 +47,7 @@ const openAttempts = async (id: string) => (await db.query("SELECT count(*)::int
 t.test('killed between the bank\'s capture and the outcome write: recovery records the one capture', async (t) => {
   const doomed = await cluster.start({ FAILPOINTS: 'after-connector-call:kill' });
   const id = await authorized(5000);
-  await t.rejects(call(doomed, 'POST', `/v2/payments/${id}/capture`, key, { amount: 3000 }), 'the connection dies with the process');
-  await doomed.exited;
+  await sendUntilDead(t, doomed, () => call(doomed, 'POST', `/v2/payments/${id}/capture`, key, { amount: 3000 }), 'the connection dies with the process');
   t.same(await bank(id, 'capture'), [[3000, true]], 'the bank captured before the death');
   await until('recovered', async () => (await view(id)).status === 'succeeded', RECOVERY_WAIT_MS);
   t.match(await view(id), { status: 'succeeded', amount: 3000 }, 'the partial amount the attempt recorded');
@@ -75,8 +74,7 @@ t.test('a worker thread dies between the bank\'s capture and the outcome write: 
 t.test('killed after recording the capture, before the call: released, nothing captured, capturable again', async (t) => {
   const doomed = await cluster.start({ FAILPOINTS: 'after-attempt-recorded:kill' });
   const id = await authorized(4000);
-  await t.rejects(call(doomed, 'POST', `/v2/payments/${id}/capture`, key, {}));
-  await doomed.exited;
+  await sendUntilDead(t, doomed, () => call(doomed, 'POST', `/v2/payments/${id}/capture`, key, {}));
   await until('released', async () => (await openAttempts(id)) === 0, RECOVERY_WAIT_MS);
   t.equal((await view(id)).status, 'authorized', 'still authorized');
   t.same(await bank(id, 'capture'), [], 'nothing was captured');
@@ -90,8 +88,7 @@ t.test('killed after recording the capture, before the call: released, nothing c
 t.test('killed between the bank\'s void and the outcome write: recovery records the one void', async (t) => {
   const doomed = await cluster.start({ FAILPOINTS: 'after-connector-call:kill' });
   const id = await authorized(2000);
-  await t.rejects(call(doomed, 'POST', `/v2/payments/${id}/cancel`, key, {}));
-  await doomed.exited;
+  await sendUntilDead(t, doomed, () => call(doomed, 'POST', `/v2/payments/${id}/cancel`, key, {}));
   await until('recovered', async () => (await view(id)).status === 'cancelled', RECOVERY_WAIT_MS);
   t.same(await bank(id, 'void'), [[2000, true]], 'one void');
   t.same(await bank(id, 'capture'), []);

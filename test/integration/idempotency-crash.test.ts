@@ -3,7 +3,7 @@
 // committed (exactly one row), or creates it once if nothing committed; a worker death answers
 // outcome_unknown and the retry returns the committed result.
 import t from 'tap';
-import { callChild, type Child } from '../helpers/child.js';
+import { callChild, type Child, sendUntilDead } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
 import { PG_URL, suffix } from '../helpers/env.js';
 
@@ -26,8 +26,7 @@ const rows = async (idem: string) => (await db.query('SELECT id FROM payments WH
 t.test('killed after the commit, before the answer: the retry replays the committed payment', async (t) => {
   const doomed = await start({ FAILPOINTS: 'after-create-commit:kill' });
   const idem = `crash-commit-${suffix()}`;
-  await t.rejects(call(doomed, 'POST', '/api/v2/payments', key, { amount: 700 }, idem), 'the connection dies with the process');
-  await doomed.exited;
+  await sendUntilDead(t, doomed, () => call(doomed, 'POST', '/api/v2/payments', key, { amount: 700 }, idem), 'the connection dies with the process');
   const committed = await rows(idem);
   t.equal(committed.length, 1, 'the payment committed before the crash');
   const retry = await call(main, 'POST', '/api/v2/payments', key, { amount: 700 }, idem);
@@ -43,8 +42,7 @@ t.test('killed after the commit, before the answer: the retry replays the commit
 t.test('killed after claiming the key, before anything committed: the key is free after the request deadline and creates once', async (t) => {
   const doomed = await start({ FAILPOINTS: 'after-idempotency-claim:kill' });
   const idem = `crash-claim-${suffix()}`;
-  await t.rejects(call(doomed, 'POST', '/api/v2/payments', key, { amount: 800 }, idem));
-  await doomed.exited;
+  await sendUntilDead(t, doomed, () => call(doomed, 'POST', '/api/v2/payments', key, { amount: 800 }, idem));
   t.same(await rows(idem), [], 'nothing committed');
   let r = await call(main, 'POST', '/api/v2/payments', key, { amount: 800 }, idem);
   const deadline = Date.now() + 10_000;

@@ -6,7 +6,7 @@
 // same Idempotency-Key gets that payout.
 import t from 'tap';
 import { until } from '../helpers/wait.js';
-import { callChild, type Child } from '../helpers/child.js';
+import { callChild, type Child, sendUntilDead } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
 import { PG_URL } from '../helpers/env.js';
 import { CARDS, card } from '../helpers/checkout.js';
@@ -110,8 +110,7 @@ t.test('a process killed (SIGKILL) after the bank paid: recovered as paid, paid 
   const c = await cluster.start({ FAILPOINTS: 'after-connector-call:kill' });
   const idem = 'kill-after-bank';
   const body = { amount: 1_500, currency: 'AZN', destination: DEST };
-  await t.rejects(call(c, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': idem }), 'the connection dies with the process');
-  await c.exited;
+  await sendUntilDead(t, c, () => call(c, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': idem }), 'the connection dies with the process');
   await until('recovered', async () => (await payoutRows(m.id))[0]?.status === 'paid');
   const rows = await payoutRows(m.id);
   t.same(rows.map((r) => [r.status, r.amount]), [['paid', 1_500]], 'exactly one payout');
@@ -132,8 +131,7 @@ t.test('a process killed after recording the payout, before the bank call: faile
   const c = await cluster.start({ FAILPOINTS: 'after-attempt-recorded:kill', IDEMPOTENCY_INFLIGHT_MS: '1000' });
   const idem = 'kill-before-bank';
   const body = { amount: 2_000, currency: 'AZN', destination: DEST };
-  await t.rejects(call(c, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': idem }));
-  await c.exited;
+  await sendUntilDead(t, c, () => call(c, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': idem }));
   await until('resolved', async () => (await openAttempts(m.id)) === 0 && (await payoutRows(m.id))[0]?.status === 'failed');
   const rows = await payoutRows(m.id);
   t.same(rows.map((r) => [r.status, r.amount, r.failure?.code]), [['failed', 2_000, 'payout_interrupted']], 'one payout, failed');
@@ -194,8 +192,7 @@ t.test('a process killed between the reservation and the bank call: recovery giv
   const m = await fundedMerchant(3_000);
   const c = await cluster.start({ FAILPOINTS: 'after-attempt-recorded:kill', IDEMPOTENCY_INFLIGHT_MS: '1000' });
   const body = { amount: 3_000, currency: 'AZN', destination: DEST };
-  await t.rejects(call(c, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': 'reserve-then-die' }));
-  await c.exited;
+  await sendUntilDead(t, c, () => call(c, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': 'reserve-then-die' }));
   t.same(await reservation(m.id), { held: 3_000, owed: 3_000 }, 'reserved while the attempt is open');
   const refused = await call(a, 'POST', '/v2/payouts', m.sk, { ...body, amount: 1 }, { 'idempotency-key': 'while-open' });
   t.same([refused.status, refused.body.error?.code], [400, 'INSUFFICIENT_BALANCE'], 'nothing else fits meanwhile');

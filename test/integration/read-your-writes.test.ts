@@ -6,7 +6,7 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { callChild, startChild, type Child } from '../helpers/child.js';
+import { callChild, startChild, type Child, type ChildAnswer } from '../helpers/child.js';
 import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
 import { startTestServer } from '../helpers/server.js';
 
@@ -32,19 +32,33 @@ async function parallel(n: number, width: number, job: (i: number) => Promise<vo
 }
 
 /**
+ * A write retried as a client would while it is refused with `service_unavailable`, which says that
+ * nothing changed (a pool wait on a busy machine, a process just restarted): only an acknowledged
+ * write is checked against the reads. Any other answer is returned as it is.
+ */
+async function write(send: () => Promise<ChildAnswer>): Promise<ChildAnswer> {
+  let answer = await send();
+  for (let i = 0; i < 20 && answer.status === 503 && answer.body?.error?.code === 'service_unavailable'; i++) {
+    await new Promise((r) => setTimeout(r, 100 * (i + 1)));
+    answer = await send();
+  }
+  return answer;
+}
+
+/**
  * One payment's life, written through `w` and read through `r` right after each acknowledged write:
  * the create, then the completion. Returns the mismatches seen (none expected).
  */
 async function lifeAcross(w: Child, r: Child, key: string, tag: string): Promise<string[]> {
   const bad: string[] = [];
-  const created = await call(w, 'POST', '/api/v2/payments', key, { amount: 1000, currency: 'AZN', order_id: tag });
+  const created = await write(() => call(w, 'POST', '/api/v2/payments', key, { amount: 1000, currency: 'AZN', order_id: tag }));
   if (created.status !== 201) return [`create ${tag}: ${created.status} ${JSON.stringify(created.body)}`];
   const id = created.body.id as string;
   const g1 = await call(r, 'GET', `/api/v2/payments/${id}`, key);
   if (g1.status !== 200 || g1.body.status !== 'pending') bad.push(`${id} after create: ${g1.status} ${g1.body?.status}`);
   const s1 = await call(r, 'GET', `/checkout/${id}/status`, null);
   if (s1.status !== 200 || s1.body.payment_status !== 'pending') bad.push(`${id} checkout after create: ${s1.status} ${s1.body?.payment_status}`);
-  const done = await call(w, 'POST', `/api/v2/test/payments/${id}/complete`, key, { outcome: 'succeeded' });
+  const done = await write(() => call(w, 'POST', `/api/v2/test/payments/${id}/complete`, key, { outcome: 'succeeded' }));
   if (done.status !== 200 || done.body.status !== 'succeeded') return [...bad, `complete ${id}: ${done.status} ${JSON.stringify(done.body)}`];
   const [g2, s2] = await Promise.all([call(r, 'GET', `/api/v2/payments/${id}`, key), call(r, 'GET', `/checkout/${id}/status`, null)]);
   if (g2.status !== 200 || g2.body.status !== 'succeeded') bad.push(`${id} after completion: ${g2.status} ${g2.body?.status}`);
