@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CAPTURE_OPERATION, transition, VOID_OPERATION, type Payment, type TransitionErrorCode } from '../src/domain/payment.js';
 import type { CaptureResult, UnknownAttempt } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
-import { abandonAttempt, findAttemptByKey, type Attempt, type AttemptKey } from '../src/store/attempts-repo.js';
+import { abandonAttempt, attemptKeyTaken, findAttemptByKey, type Attempt, type AttemptKey } from '../src/store/attempts-repo.js';
 import { findPayment, type AttemptSettlement } from '../src/store/payments-repo.js';
 import { chargeRefOf } from '../src/store/refunds-repo.js';
 import { startAttempt } from './attempt-protocol.js';
@@ -121,7 +121,7 @@ async function run(ctx: ActorContext, id: string, cmd: HoldCommand, key: Attempt
         try {
           return await ctx.payments.attempts.submit({ paymentId: id, expectedVersion: version, attempt: start, key: key ?? null });
         } catch (err) {
-          if ((err as { constraint?: string }).constraint !== 'connector_attempts_idempotency') throw err;
+          if (!attemptKeyTaken(err)) throw err;
           keyTaken = true;
           return false;
         }

@@ -14,7 +14,7 @@ import { fail, type ApiFailure } from '../src/errors.js';
 import type { Attempt } from '../src/store/attempts-repo.js';
 import { abandonAttempt } from '../src/store/attempts-repo.js';
 import { findPayment } from '../src/store/payments-repo.js';
-import { dropRefund, findRefundByAttempt, findRefundByKey, refundTermsOf } from '../src/store/refunds-repo.js';
+import { dropRefund, findRefundByAttempt, findRefundByKey, refundKeyTaken, refundTermsOf } from '../src/store/refunds-repo.js';
 import { startAttempt } from './attempt-protocol.js';
 import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, Failed, ReplyOf, RefundRequest } from './protocol.js';
@@ -142,7 +142,7 @@ export async function handleRefund(ctx: ActorContext, m: CommandOf<'payment.refu
         try {
           return await ctx.payments.refunds.submit({ expectedVersion: version, attempt: start, refund });
         } catch (err) {
-          if ((err as { constraint?: string }).constraint !== 'refunds_idempotency') throw err;
+          if (!refundKeyTaken(err)) throw err;
           keyTaken = true;
           return false;
         }

@@ -8,6 +8,7 @@ import type autocannon from 'autocannon';
 import { measure, type LoadParams } from './load.js';
 import { prepareMany, type PrepareParams } from './prepared.js';
 import { call, setupMerchant, startServer, withRss, type ScenarioFigures, type ServerChildOptions } from './server-child.js';
+import { TEST_IBANS } from '../src/connectors/sandbox/cards.js';
 
 export interface PayoutRun {
   workers: number;
@@ -27,7 +28,7 @@ export interface PayoutOptions extends ServerChildOptions {
   log?: (line: string) => void;
 }
 
-const BODY = JSON.stringify({ amount: 1, currency: 'AZN', destination: { type: 'iban', iban: 'DE89370400440532013000' } });
+const BODY = JSON.stringify({ amount: 1, currency: 'AZN', destination: { type: 'iban', iban: TEST_IBANS.paid } });
 
 /** A merchant with a test secret key and an AZN balance of `payments` settled payments of 4900. */
 async function fundedMerchant(url: string, adminToken: string, tag: string, payments: number): Promise<string> {

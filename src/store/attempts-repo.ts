@@ -13,6 +13,12 @@ export interface AttemptStart {
   context: Record<string, unknown>;
 }
 
+/**
+ * Whether a grouped begin's error (beginPaymentAttempts) is its row's Idempotency-Key held by another
+ * attempt: the unique index's name stays here, in the store.
+ */
+export const attemptKeyTaken = (err: unknown): boolean => (err as { constraint?: string } | null)?.constraint === 'connector_attempts_idempotency';
+
 /** The Idempotency-Key of a keyed attempt (capture, cancel): its scope, the request's hash and id. */
 export interface AttemptKey { scope: string; hash: string; requestId: string }
 

@@ -14,6 +14,9 @@ import { rowToRefund, type RefundRow } from './refund-row.js';
 
 const iso = (v: number) => new Date(v).toISOString();
 
+/** Whether a grouped begin's error (beginRefunds) is its row's Idempotency-Key held by another refund. */
+export const refundKeyTaken = (err: unknown): boolean => (err as { constraint?: string } | null)?.constraint === 'refunds_idempotency';
+
 /** One refund to begin: its payment's version as its actor loaded it, the attempt and the pending refund row. */
 export interface RefundBegin { expectedVersion: number; attempt: AttemptStart; refund: Refund }
 

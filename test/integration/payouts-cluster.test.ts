@@ -5,6 +5,7 @@
 // another process: exactly one payout, paid once or not at all, and the client's retry with the
 // same Idempotency-Key gets that payout.
 import t from 'tap';
+import { TEST_IBANS } from '../../src/connectors/sandbox/cards.js';
 import { until } from '../helpers/wait.js';
 import { callChild, type Child, sendUntilDead } from '../helpers/child.js';
 import { startCluster } from '../helpers/cluster.js';
@@ -47,7 +48,7 @@ const bankPayouts = async (merchant: string) => (await db.query(
    WHERE p.merchant_id = $1`, [merchant])).rows;
 const openAttempts = async (merchant: string) => (await db.query(
   "SELECT count(*)::int AS n FROM connector_attempts a JOIN payouts p ON p.attempt_id = a.id WHERE p.merchant_id = $1 AND a.status = 'started'", [merchant])).rows[0].n as number;
-const DEST = { type: 'iban', iban: 'DE89370400440532013000' };
+const DEST = { type: 'iban', iban: TEST_IBANS.paid };
 
 t.test('20 parallel payouts through two processes never overdraw the balance', async (t) => {
   const m = await fundedMerchant(10_000);
@@ -158,7 +159,7 @@ const reservation = async (merchant: string) => (await db.query(
 t.test('parallel payouts on one balance, some declined by the bank, through two processes: never overdrawn, declines give their reservation back (issue 25)', async (t) => {
   const m = await fundedMerchant(6_000);
   // 24 x 500 = 12 000 asked of 6 000; every third goes to an IBAN the bank declines (money back).
-  const DECLINED = { type: 'iban', iban: 'DE52370400440532013666' };
+  const DECLINED = { type: 'iban', iban: TEST_IBANS.refused };
   const answers = await Promise.all(Array.from({ length: 24 }, async (_, i) => {
     const end = Date.now() + 30_000;
     for (;;) {

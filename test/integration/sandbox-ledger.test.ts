@@ -3,6 +3,7 @@
 // it; a status query answers the first result, and closes a key the bank never saw so that a later
 // call with it is refused.
 import t from 'tap';
+import { TEST_IBANS } from '../../src/connectors/sandbox/cards.js';
 import pg from 'pg';
 import { PG_URL, freshDatabase } from '../helpers/env.js';
 import { migrate } from '../../src/store/migrate.js';
@@ -94,10 +95,10 @@ t.test('calls that arrive together share one statement, and a repeat of a held k
   const { sandboxBankStats: s } = await import('../../src/connectors/sandbox/ledger.js');
   const before = s.statements;
   const keys = Array.from({ length: 20 }, (_, i) => `att_grouped_${i}`);
-  const first = await Promise.all(keys.map((k) => bank.payout(req(k), { type: 'iban', account: 'DE89370400440532013000', bic: null, memberId: null })));
+  const first = await Promise.all(keys.map((k) => bank.payout(req(k), { type: 'iban', account: TEST_IBANS.paid, bic: null, memberId: null })));
   t.ok(first.every((r) => r.kind === 'succeeded'));
   t.equal(s.statements - before, 1, 'twenty calls, one statement');
-  const again = await Promise.all(keys.map((k) => bank.payout(req(k), { type: 'iban', account: 'DE89370400440532013666', bic: null, memberId: null })));
+  const again = await Promise.all(keys.map((k) => bank.payout(req(k), { type: 'iban', account: TEST_IBANS.refused, bic: null, memberId: null })));
   t.same(again, first, 'a repeated key answers its first result');
   t.equal(s.statements - before, 3, 'the repeats: one insert that conflicts, one read of the winners');
 });

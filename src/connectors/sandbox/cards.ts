@@ -19,3 +19,9 @@ export const TEST_CARDS: Record<string, CardScenario> = {
 };
 
 export const isTestCard = (pan: string): boolean => pan in TEST_CARDS;
+
+/**
+ * Test IBANs of the sandbox bank's payouts (docs/sandbox.md, Payouts): both have a valid checksum;
+ * the bank refuses an IBAN whose last three digits are 666 (decisions.ts `refusesPayout`).
+ */
+export const TEST_IBANS = { paid: 'DE89370400440532013000', refused: 'DE52370400440532013666' } as const;
