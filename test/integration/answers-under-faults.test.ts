@@ -5,6 +5,7 @@
 // every key converges on its retry. And every request is answered within REQUEST_DEADLINE_MS,
 // whatever it waits on.
 import t from 'tap';
+import { TEST_IBANS } from '../../src/connectors/sandbox/cards.js';
 import { card, CARDS } from '../helpers/checkout.js';
 import { startTestServer } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
@@ -37,7 +38,7 @@ t.test('a stalled database: no "nothing committed" answer for a request that com
   for (let i = 0; i < 6; i++) ids.push(await paid(i));
   const refund = (id: string) => s.request('POST', `/api/v2/payments/${id}/refunds`, { key: m.key, body: { amount: 1000 }, headers: { 'idempotency-key': `stall-${id}` } });
   const payout = (i: number) => s.request('POST', '/v2/payouts', {
-    key: sk, body: { amount: 500, currency: 'AZN', destination: { type: 'iban', iban: 'DE89370400440532013000' } }, headers: { 'idempotency-key': `stall-po-${i}` },
+    key: sk, body: { amount: 500, currency: 'AZN', destination: { type: 'iban', iban: TEST_IBANS.paid } }, headers: { 'idempotency-key': `stall-po-${i}` },
   });
 
   // Settling writes the outbox (`events`): the lock holds each settle, and with it the worker's one connection.
@@ -57,13 +58,16 @@ t.test('a stalled database: no "nothing committed" answer for a request that com
   t.ok(answers.every((r) => r.status === 503 || r.status === 201 || r.status === 200 || r.status === 409), seen.join(' '));
 
   // Every key converges on a retry with the same key: one refund per payment, four payouts, nothing open.
+  // An attempt left open by the stall is settled by recovery; a recovery try that itself fails (a busy
+  // machine, this server's tight pool) holds its 30 s lease before the next try, so a key may need
+  // more than one lease to converge: the bound is a deadline for convergence, not a timing claim.
   const settle = async (send: () => Promise<{ status: number; body: any }>) => {
     let r = await send();
     await until('the key answers', async () => {
       if (r.status < 300) return true;
       r = await send();
       return r.status < 300;
-    }, 30_000, 100);
+    }, 100_000, 200);
     return r;
   };
   const refunds = await Promise.all(ids.map((id) => settle(() => refund(id))));
