@@ -9,9 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CAPTURE_OPERATION, transition, VOID_OPERATION, type Payment, type TransitionErrorCode } from '../src/domain/payment.js';
 import type { CaptureResult, UnknownAttempt } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
-import { abandonAttempt, attemptKeyTaken, findAttemptByKey, type Attempt, type AttemptKey } from '../src/store/attempts-repo.js';
+import { abandonAttempt, attemptKeyTaken, type Attempt, type AttemptKey } from '../src/store/attempts-repo.js';
 import { findPayment, type AttemptSettlement } from '../src/store/payments-repo.js';
-import { chargeRefOf } from '../src/store/refunds-repo.js';
 import { startAttempt } from './attempt-protocol.js';
 import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, Failed, ReplyOf } from './protocol.js';
@@ -88,18 +87,19 @@ async function run(ctx: ActorContext, id: string, cmd: HoldCommand, key: Attempt
   const waitUntil = ctx.now() + HOLD_WAIT_MS;
   let conflicts = 0;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    const p = await findPayment(ctx.db, id);
-    if (!p) return failed(fail('payment_not_found', 'id'));
-    // The key before any rule: an attempt already started with it is the answer. Read after the
-    // payment, so that an attempt whose effect the payment shows is surely found (it committed first).
-    const prior = key ? await findAttemptByKey(ctx.db, key.scope) : null;
+    // The payment, the key's attempt and the authorization's reference: one read, one snapshot,
+    // grouped with the worker's other such reads (store/attempt-reads.ts).
+    const seen = await ctx.payments.reads.read({ paymentId: id, chargeRef: true, attemptScope: key?.scope });
+    if (!seen) return failed(fail('payment_not_found', 'id'));
+    const p = seen.payment;
+    // The key before any rule: an attempt already started with it is the answer. Its outcome and the
+    // payment's move it made commit in one statement, so the payment of the same snapshot shows that
+    // change (the simulator's seed 3 once saw a cancel replayed as authorized from two reads).
+    const prior = seen.priorAttempt;
     if (prior) {
       if (prior.requestHash !== key!.hash || prior.aggregateId !== id) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
       markCommitted(ctx); // the key holds an attempt: no later failure may say "nothing happened"
-      // The payment read above may predate the outcome the attempt now shows (its settle commits the
-      // payment's move with the attempt's outcome): read it again, after the attempt, so a replay
-      // shows the change its key made (the simulator's seed 3 saw a cancel replayed as authorized).
-      if (prior.status !== 'started') return answerOfKey((await findPayment(ctx.db, id)) ?? p, cmd, prior);
+      if (prior.status !== 'started') return answerOfKey(p, cmd, prior);
       // The key's first request is still running (here or in another process), or awaits recovery.
       if (ctx.now() + pause > waitUntil) return failed({ ...fail('idempotency_key_in_use'), retryAfterSeconds: 1 });
       await sleep(pause);
@@ -110,7 +110,7 @@ async function run(ctx: ActorContext, id: string, cmd: HoldCommand, key: Attempt
     if (!planned.ok) return refusal(planned.code);
     if (!p.pendingAttempt) {
       const amount = cmd.type === 'capture' ? cmd.amount ?? p.amount : p.amount;
-      const authRef = await chargeRefOf(ctx.db, p.id);
+      const authRef = seen.chargeRef;
       let keyTaken = false;
       const started = await startAttempt<CaptureResult>(ctx, p, {
         operation: cmd.type === 'capture' ? CAPTURE_OPERATION : VOID_OPERATION, amount, currency: p.currency,

@@ -8,6 +8,7 @@ import type { Connectors } from '../src/connectors/index.js';
 import type { InsertOutcome, PaymentCreate, PaymentUpdate } from '../src/store/payments-repo.js';
 import type { PaymentAttemptBegin } from '../src/store/attempts-repo.js';
 import type { RefundBegin, RefundSettlement } from '../src/store/refunds-repo.js';
+import type { AttemptReads } from '../src/store/attempt-reads.js';
 import type { GroupWriter } from './group-writer.js';
 import type { ReplayCache } from '../src/store/replay-cache.js';
 import type { Command, ReplyTo } from './protocol.js';
@@ -29,6 +30,8 @@ export interface PaymentStore {
   refunds: GroupWriter<RefundBegin, boolean>;
   /** Grouped refund outcomes (the deliveries queued; null: version conflict). */
   refundSettles: GroupWriter<RefundSettlement, number | null>;
+  /** Grouped reads before a refund, capture or void: the payment, the key's object, the charge's reference. */
+  reads: AttemptReads;
 }
 
 export interface ActorContext {

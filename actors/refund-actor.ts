@@ -14,7 +14,7 @@ import { fail, type ApiFailure } from '../src/errors.js';
 import type { Attempt } from '../src/store/attempts-repo.js';
 import { abandonAttempt } from '../src/store/attempts-repo.js';
 import { findPayment } from '../src/store/payments-repo.js';
-import { dropRefund, findRefundByAttempt, findRefundByKey, refundKeyTaken, refundTermsOf } from '../src/store/refunds-repo.js';
+import { dropRefund, findRefundByAttempt, refundKeyTaken } from '../src/store/refunds-repo.js';
 import { startAttempt } from './attempt-protocol.js';
 import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, Failed, ReplyOf, RefundRequest } from './protocol.js';
@@ -116,20 +116,26 @@ export async function handleRefund(ctx: ActorContext, m: CommandOf<'payment.refu
   const waitUntil = ctx.now() + FOREIGN_ATTEMPT_WAIT_MS;
   let conflicts = 0;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    const p = await findPayment(ctx.db, m.id);
-    if (!p || p.merchantId !== q.merchantId || p.livemode !== q.livemode) return failed(fail('payment_not_found', 'id'));
+    // The payment, the key's refund, the connector's terms and the charge's reference: one read,
+    // one snapshot, grouped with the worker's other such reads (store/attempt-reads.ts).
+    const seen = await ctx.payments.reads.read({
+      paymentId: m.id, chargeRef: true, refundTermsOf: ctx.connectors(q.livemode).name,
+      refundKey: q.idempotencyKey ? { merchantId: q.merchantId, livemode: q.livemode, key: q.idempotencyKey } : undefined,
+    });
+    const p = seen?.payment;
+    if (!seen || !p || p.merchantId !== q.merchantId || p.livemode !== q.livemode) return failed(fail('payment_not_found', 'id'));
     // The key before any rule: a refund already made with it is the answer (Postgres is the
-    // arbiter). Read after the payment, so that a refund whose effect the payment already shows
-    // (committed by another process) is surely found here: its row commits with or before it.
-    const prior = q.idempotencyKey ? await findRefundByKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey) : null;
+    // arbiter). Read in the payment's snapshot, so that a refund whose effect the payment already
+    // shows (committed by another process) is surely found here: its row commits with it.
+    const prior = seen.priorRefund;
     if (prior && (prior.requestHash !== q.requestHash || prior.paymentId !== m.id)) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
     if (prior) markCommitted(ctx); // the key holds a refund: no later failure may say "nothing happened"
     if (prior && prior.status !== 'pending') return answerFor(ctx, prior, true);
     const plan = prior ? null : planRefund(p, q.amount);
     if (plan && !plan.ok) return failed(plan.code === 'refund_amount_invalid' ? overRemaining(p) : plan.code === 'amount_invalid' ? fail('amount_invalid', 'amount') : notRefundable(p));
     if (plan && !p.pendingAttempt) {
-      const { supported, chargeRef } = await refundTermsOf(ctx.db, p.id, ctx.connectors(p.livemode).name);
-      if (!supported) return failed(fail('refund_not_supported'));
+      const chargeRef = seen.chargeRef;
+      if (!seen.refundSupported) return failed(fail('refund_not_supported'));
       let refund: Refund | null = null;
       let keyTaken = false;
       const run = await startAttempt<RefundResult>(ctx, p, {

@@ -15,6 +15,7 @@ import { ReplayCache } from '../src/store/replay-cache.js';
 import { BatchedPort, onBatch } from './batched-port.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { onWebhookWake } from './webhook-wakeup.js';
+import { AttemptReads } from '../src/store/attempt-reads.js';
 import { GroupWriter } from './group-writer.js';
 import { workerMetrics } from './worker-metrics.js';
 import { passivate, type ActorContext, type CommandProgress } from './context.js';
@@ -72,6 +73,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
       attempts: new GroupWriter((bs) => beginPaymentAttempts(db, bs), { ...writes, groupFirst: true }),
       refunds: new GroupWriter((bs) => beginRefunds(db, bs), { ...writes, groupFirst: true }),
       refundSettles: new GroupWriter((ss) => settleRefunds(db, ss), { ...writes, groupFirst: true }),
+      reads: new AttemptReads(db, { onError: (err, lookups) => log.error({ err, lookups }, 'grouped read before attempts failed') }),
     },
   };
   const mailbox = new KeyedMailbox(init.mailboxLimit, init.mailboxPerIdLimit);

@@ -78,23 +78,13 @@ export interface Attempt {
   requestId?: string | null;
 }
 
-const rowToAttempt = (r: Record<string, any>): Attempt => ({
+export const rowToAttempt = (r: Record<string, any>): Attempt => ({
   id: r.id, aggregateId: r.aggregate_id, operation: r.operation, status: r.status, context: r.context, result: r.result,
   requestHash: r.request_hash ?? null, requestId: r.request_id ?? null,
 });
 
 export async function findAttempt(db: pg.Pool, id: string): Promise<Attempt | null> {
   const res = await db.query({ name: 'attempt_by_id', text: 'SELECT * FROM connector_attempts WHERE id = $1', values: [id] });
-  return res.rows[0] ? rowToAttempt(res.rows[0]) : null;
-}
-
-/** The attempt holding an Idempotency-Key scope (one that the bank never received gave it back). */
-export async function findAttemptByKey(db: pg.Pool, scope: string): Promise<Attempt | null> {
-  const res = await db.query({
-    name: 'attempt_by_key',
-    text: `SELECT * FROM connector_attempts WHERE idempotency_scope = $1 AND status <> 'abandoned'`,
-    values: [scope],
-  });
   return res.rows[0] ? rowToAttempt(res.rows[0]) : null;
 }
 

@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import type { StoredStatus } from '../domain/gateway-payment.js';
 import { rowToCheckout, type CheckoutRow, type PaymentWithCheckout } from './checkout-repo.js';
+import { MS_TIMESTAMPS } from './timestamps.js';
 
 export interface GatewayPaymentRead extends PaymentWithCheckout { refundCount: number; connectorTransactionId: string | null }
 
@@ -29,6 +30,16 @@ export async function findGatewayPayment(db: pg.Pool, scope: GatewayScope, key: 
     values: [scope.merchantId, scope.livemode, key],
   });
   return res.rows[0] ? toRead(res.rows[0]) : null;
+}
+
+/**
+ * Gateway rows by primary key, many in one statement (PaymentReads groups the lookups by id of
+ * GET /v2/payments/{id}, its refund, capture and cancel): whichever merchant owns each, so the
+ * caller checks the scope, and falls back to findGatewayPayment for the other names.
+ */
+export async function gatewayRowsByIds(db: pg.Pool, ids: string[]): Promise<Map<string, GatewayPaymentRead>> {
+  const res = await db.query<Row>({ name: 'gateway_payments_by_ids', text: `${SELECT} FROM payments p WHERE p.id = ANY($1::text[]) AND p.session IS NOT NULL`, values: [ids], types: MS_TIMESTAMPS });
+  return new Map(res.rows.map((r) => [r.id, toRead(r)]));
 }
 
 /** The list's lookups by name (spec rule 1): each one given narrows the list; a payment's id is its checkout session id. */

@@ -1,10 +1,12 @@
 // Reads of payments by primary key, grouped: the lookups that arrive together (one event-loop turn,
 // or while earlier reads are in flight) become one named prepared statement
-// `SELECT * FROM payments WHERE id = ANY($1)`. Every read goes to Postgres; nothing is cached.
+// `SELECT * FROM payments WHERE id = ANY($1)` (the gateway's reads by id, with their refund count and
+// bank reference, their own). Every read goes to Postgres; nothing is cached.
 import type pg from 'pg';
 import { isCheckoutId } from '../domain/ids.js';
 import type { Payment } from '../domain/payment.js';
 import { Batcher, type BatcherStats } from './batcher.js';
+import { gatewayRowsByIds, type GatewayPaymentRead } from './gateway-payments-repo.js';
 import { rowToCheckout, type CheckoutRow, type PaymentWithCheckout } from './checkout-repo.js';
 import { rowToPayment } from './payment-row.js';
 import { MS_TIMESTAMPS } from './timestamps.js';
@@ -28,11 +30,20 @@ export async function paymentRowsByIds(db: pg.Pool, ids: string[]): Promise<Map<
 
 export class PaymentReads {
   private readonly batcher: Batcher<string, CheckoutRow>;
+  private readonly gateway: Batcher<string, GatewayPaymentRead>;
 
   constructor(db: pg.Pool, o: PaymentReadsOptions) {
     this.batcher = new Batcher({
       load: (ids) => paymentRowsByIds(db, ids), maxBatch: o.maxBatch ?? 256, maxInflight: o.maxInflight ?? 4, onError: o.onError,
     });
+    this.gateway = new Batcher({
+      load: (ids) => gatewayRowsByIds(db, ids), maxBatch: o.maxBatch ?? 256, maxInflight: o.maxInflight ?? 4, onError: o.onError,
+    });
+  }
+
+  /** A gateway payment (with its refund count and bank reference) by id, whichever merchant owns it. */
+  gatewayPayment(id: string): Promise<GatewayPaymentRead | null> {
+    return isCheckoutId(id) ? this.gateway.get(id) : Promise.resolve(null);
   }
 
   /** A payment by id, whichever merchant owns it: the caller checks ownership and mode. */
@@ -55,5 +66,9 @@ export class PaymentReads {
     return isCheckoutId(id) ? this.batcher.get(id) : Promise.resolve(null);
   }
 
-  get stats(): BatcherStats { return this.batcher.stats; }
+  /** Both groups' counters, summed (the gateway's reads by id are few beside the others). */
+  get stats(): BatcherStats {
+    const a = this.batcher.stats, b = this.gateway.stats;
+    return { loads: a.loads + b.loads, lookups: a.lookups + b.lookups, failedLoads: a.failedLoads + b.failedLoads, largest: Math.max(a.largest, b.largest) };
+  }
 }

@@ -189,15 +189,6 @@ export async function dropRefund(db: pg.Pool, paymentId: string, expectedVersion
   return res.rowCount === 1;
 }
 
-export async function findRefundByKey(db: pg.Pool, merchantId: string, livemode: boolean, key: string): Promise<Refund | null> {
-  const res = await db.query<RefundRow>({
-    name: 'refund_by_idem',
-    text: 'SELECT * FROM refunds WHERE merchant_id = $1 AND livemode = $2 AND idempotency_key = $3',
-    values: [merchantId, livemode, key],
-  });
-  return res.rows[0] ? rowToRefund(res.rows[0]) : null;
-}
-
 export async function findRefundByAttempt(db: pg.Pool, attemptId: string): Promise<Refund | null> {
   const res = await db.query<RefundRow>({ name: 'refund_by_attempt', text: 'SELECT * FROM refunds WHERE attempt_id = $1', values: [attemptId] });
   return res.rows[0] ? rowToRefund(res.rows[0]) : null;
@@ -222,38 +213,6 @@ export async function listRefunds(db: pg.Pool, paymentId: string, limit: number,
   }
   const rows = res.rows.map(rowToRefund);
   return { refunds: rows.slice(0, limit), hasMore: rows.length > limit };
-}
-
-/**
- * The bank's reference of the payment's charge (or authorization): the `ref` of its latest succeeded
- * attempt that is not a refund, a capture or a void (those act on this reference).
- */
-export async function chargeRefOf(db: pg.Pool, paymentId: string): Promise<string | null> {
-  const res = await db.query<{ ref: string | null }>({
-    name: 'refund_charge_ref',
-    text: `SELECT result->>'ref' AS ref FROM connector_attempts
-           WHERE aggregate_id = $1 AND status = 'succeeded' AND operation NOT IN ('refund', 'capture', 'void') ORDER BY updated_at DESC LIMIT 1`,
-    values: [paymentId],
-  });
-  return res.rows[0]?.ref ?? null;
-}
-
-/**
- * What a refund of the payment needs before its attempt, in one read: whether the connector's
- * capability row (CMC) for the method the payment was paid with allows refunds (a method without a
- * row is allowed), and the bank's reference of the charge it refunds (chargeRefOf).
- */
-export async function refundTermsOf(db: pg.Pool, paymentId: string, connector: string): Promise<{ supported: boolean; chargeRef: string | null }> {
-  const res = await db.query<{ supported: boolean | null; ref: string | null }>({
-    name: 'refund_terms',
-    text: `SELECT (SELECT c.supports_refund FROM payments p JOIN connector_method_capabilities c
-                     ON c.connector = $2 AND c.method_code = COALESCE(p.checkout->>'method', p.method, 'card')
-                   WHERE p.id = $1) AS supported,
-                  (SELECT result->>'ref' FROM connector_attempts
-                   WHERE aggregate_id = $1 AND status = 'succeeded' AND operation NOT IN ('refund', 'capture', 'void') ORDER BY updated_at DESC LIMIT 1) AS ref`,
-    values: [paymentId, connector],
-  });
-  return { supported: res.rows[0]?.supported ?? true, chargeRef: res.rows[0]?.ref ?? null };
 }
 
 /** Idempotency keys live 24 hours: after that the same key may create a new refund. */

@@ -57,6 +57,27 @@ t.test('a session paid on the hosted page is a Payment, found by payment_id, ord
   t.equal((await s.request('GET', '/v2/payments/nope-at-all', { key: sk })).status, 404);
 });
 
+t.test("an id wins over an order_id; another merchant's payment id is only this merchant's order_id", async (t) => {
+  const third = await s.merchant({ currencies: ['RUB'], default_currency: 'RUB' });
+  const thirdSk = (await issue(s, third.id, { kind: 'secret', mode: 'test' })).key;
+  const theirs = await s.request('POST', '/v2/payments/checkout', { key: thirdSk, body: { amount: 4900, currency: 'RUB' } });
+  t.equal(theirs.status, 200, theirs.text);
+  // This merchant names an order after the other merchant's payment id, and another order after its own payment's.
+  const mine = await paid({ order_id: theirs.body.id });
+  const own = await session();
+  const shadow = await session({ order_id: own });
+  const byForeignId = await s.request('GET', `/v2/payments/${theirs.body.id}`, { key: sk });
+  t.equal(byForeignId.status, 200, byForeignId.text);
+  t.equal(byForeignId.body.id, mine, "the other merchant's id finds this merchant's payment by its order_id");
+  const refund = await s.request('POST', `/v2/payments/${theirs.body.id}/refund`, { key: sk, body: { amount: 100 } });
+  t.equal(refund.status, 200, refund.text);
+  t.equal(refund.body.payment_id, mine, 'the refund goes to the payment the name finds');
+  t.equal((await s.request('GET', `/v2/payments/${theirs.body.id}`, { key: thirdSk })).body.status, 'pending', "the other merchant's payment is untouched");
+  const byOwnId = await s.request('GET', `/v2/payments/${own}`, { key: sk });
+  t.equal(byOwnId.body.id, own, 'a payment id wins over the order_id of another payment');
+  t.not(byOwnId.body.id, shadow);
+});
+
 t.test('statuses as the gateway shows them: requires_action during 3-D Secure, failed with its code, pending while open', async (t) => {
   const open = await session();
   t.equal((await s.request('GET', `/v2/payments/${open}`, { key: sk })).body.status, 'pending');

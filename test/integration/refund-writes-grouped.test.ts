@@ -2,13 +2,15 @@
 // its attempt and pending refund written only with its payment's move; a stale row is refused alone;
 // a refund whose Idempotency-Key another refund holds breaks the statement on the unique index, and
 // the group writer splits it until that row fails alone, the others recorded. Their outcomes are
-// recorded in one statement too, each on its own version check.
+// recorded in one statement too, each on its own version check. The reads before refunds and
+// captures (payment, key, charge reference) go in one statement too (store/attempt-reads.ts).
 import t from 'tap';
 import { testPool } from '../helpers/env.js';
 import { GroupWriter } from '../../actors/group-writer.js';
 import { rolledBack } from '../../src/store/db.js';
 import { findPayment, insertCreates } from '../../src/store/payments-repo.js';
 import { beginRefunds, settleRefunds, type RefundBegin } from '../../src/store/refunds-repo.js';
+import { AttemptReads } from '../../src/store/attempt-reads.js';
 import { createPayment } from '../../src/domain/payment.js';
 import type { Refund } from '../../src/domain/refund.js';
 import { paymentId, prefixedId } from '../../src/domain/ids.js';
@@ -99,4 +101,36 @@ t.test('grouped refund outcomes: each on its own version; a succeeded, a failed 
   t.match(await findPayment(pool, ps[2].id), { pendingAttempt: bs[2].attempt.id }, 'the stale one still names its attempt');
   const events = (await pool.query("SELECT aggregate_id, data->'refund'->>'id' AS refund FROM events WHERE type = 'refund.succeeded' AND aggregate_id = ANY($1)", [ps.map((p) => p.id)])).rows;
   t.same(events, [{ aggregate_id: ps[0].id, refund: bs[0].refund.id }], 'one refund.succeeded, for the one that succeeded, carrying its refund');
+});
+
+t.test('the reads before refunds and captures: one statement for all that arrive together, each with its payment, key and charge', async (t) => {
+  const ps = Array.from({ length: 4 }, (_, i) => make(300 + i));
+  await insertCreates(pool, ps.map((payment) => ({ payment })));
+  // p0: a charge's succeeded attempt (its reference) and a refund holding key rk-read.
+  await pool.query(`INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context, result)
+    VALUES ($1, $2, 'pay', 'sandbox', 1300, 'AZN', 'succeeded', '{}', '{"kind":"succeeded","ref":"bank-ref-0"}')`, [prefixedId('att', 24), ps[0].id]);
+  const keyed = beginOf(ps[0], 'rk-read');
+  t.same(await beginRefunds(pool, [keyed]), [true]);
+  // p1: a capture attempt holding an Idempotency-Key scope.
+  const scope = `test-scope-${ps[1].id}`;
+  const capId = prefixedId('att', 24);
+  await pool.query(`INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context, idempotency_scope, request_hash)
+    VALUES ($1, $2, 'capture', 'sandbox', 1301, 'AZN', 'started', '{"amount":1301}', $3, 'h-cap')`, [capId, ps[1].id, scope]);
+  const statements: string[] = [];
+  const counting = { query: (q: { name?: string }) => { statements.push(q.name ?? '?'); return pool.query(q as never); } } as unknown as typeof pool;
+  const reads = new AttemptReads(counting, { onError: (err) => t.fail(String(err)) });
+  const [r0, r1, r2, missing] = await Promise.all([
+    reads.read({ paymentId: ps[0].id, chargeRef: true, refundTermsOf: 'sandbox', refundKey: { merchantId: m.id, livemode: false, key: 'rk-read' } }),
+    reads.read({ paymentId: ps[1].id, chargeRef: true, attemptScope: scope }),
+    reads.read({ paymentId: ps[2].id, chargeRef: true, attemptScope: 'nobody-holds-this', refundKey: { merchantId: m.id, livemode: false, key: 'rk-free' } }),
+    reads.read({ paymentId: 'pay_doesnotexist000000000000', chargeRef: true }),
+  ]);
+  t.same(statements, ['before_attempts'], 'four reads, one statement');
+  t.match(r0, { payment: { id: ps[0].id, pendingAttempt: keyed.attempt.id, version: ps[0].version + 1 }, chargeRef: 'bank-ref-0', refundSupported: true,
+    priorRefund: { id: keyed.refund.id, attemptId: keyed.attempt.id, status: 'pending', amount: 100, idempotencyKey: 'rk-read' }, priorAttempt: null });
+  t.match(r1, { payment: { id: ps[1].id }, chargeRef: null, priorRefund: null, priorAttempt: { id: capId, status: 'started', requestHash: 'h-cap', aggregateId: ps[1].id } });
+  t.match(r2, { payment: { id: ps[2].id }, chargeRef: null, priorRefund: null, priorAttempt: null });
+  t.equal(missing, null, 'a payment that does not exist is null');
+  const again = await reads.read({ paymentId: ps[0].id, chargeRef: false });
+  t.match(again, { payment: { id: ps[0].id }, chargeRef: null, priorRefund: null }, 'only what is asked is read');
 });

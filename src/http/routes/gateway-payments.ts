@@ -40,7 +40,11 @@ async function lookup(ctx: Ctx, s: Services): Promise<GatewayPaymentRead | ApiFa
   const key = ctx.params[0];
   const scope = scopeOfCtx(ctx);
   if (!key || !KEY_RE.test(key)) return fail('payment_not_found', 'id');
-  const r = await findGatewayPayment(s.db, scope, key);
+  // A payment's own id wins over the other names (findGatewayPayment orders it first): looked up by
+  // id first, grouped with the other reads by id; a miss or another scope's payment tries every name.
+  const byId = await s.reads.gatewayPayment(key);
+  const inScope = (r: GatewayPaymentRead | null): r is GatewayPaymentRead => r !== null && r.payment.merchantId === scope.merchantId && r.payment.livemode === scope.livemode;
+  const r = inScope(byId) ? byId : await findGatewayPayment(s.db, scope, key);
   if (!r || (scope.channelId !== null && r.payment.channelId !== scope.channelId)) return fail('payment_not_found', 'id');
   return r;
 }
