@@ -5,7 +5,7 @@
 import { parseChannelRef, sessionRefusal, type Channel } from '../domain/channel.js';
 import type { Permission } from '../domain/permissions.js';
 import { fail, type ApiFailure } from '../errors.js';
-import { findChannel, findDefaultChannel, type Scope } from '../store/channels-repo.js';
+import { findChannel, type Scope } from '../store/channels-repo.js';
 import type { Principal } from './auth.js';
 import type { Ctx } from './context.js';
 import type { Method, Route } from './route.js';
@@ -52,7 +52,7 @@ export async function resolveChannelForSession(s: Services, p: Principal, ref: s
   } else if (p.key.channelId !== null) {
     ch = await findChannel(s.db, scopeOf(p), { by: 'id', value: p.key.channelId });
   } else {
-    ch = await findDefaultChannel(s.db, scopeOf(p));
+    ch = await s.reads.defaultChannel(scopeOf(p));
   }
   if (!ch) return fail('channel_not_found', 'channel_id');
   const scope = channelScopeRefusal(p, ch);

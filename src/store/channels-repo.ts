@@ -35,12 +35,19 @@ export async function findChannel(db: pg.Pool | pg.PoolClient, scope: Scope, ref
   return res.rows[0] ? toChannel(res.rows[0]) : null;
 }
 
-export async function findDefaultChannel(db: pg.Pool, scope: Scope): Promise<Channel | null> {
-  // Named (prepared once per connection): every session and direct payment asks it, and planning it
-  // each time cost Postgres more than running it (issue 25, pg_stat_statements).
-  const res = await db.query<ChannelRow>({ name: 'channel_default', text: 'SELECT * FROM channels WHERE merchant_id = $1 AND livemode = $2 AND is_default', values: [scope.merchantId, scope.livemode] });
-  return res.rows[0] ? toChannel(res.rows[0]) : null;
+/** The default channels of many merchants and modes, in one statement, by `scopeKey`. */
+export async function defaultChannelsOf(db: pg.Pool, scopes: Scope[]): Promise<Map<string, Channel>> {
+  const res = await db.query<ChannelRow>({
+    name: 'channels_default',
+    text: 'SELECT c.* FROM unnest($1::text[], $2::boolean[]) AS s(merchant_id, livemode) JOIN channels c ON c.merchant_id = s.merchant_id AND c.livemode = s.livemode AND c.is_default',
+    values: [scopes.map((x) => x.merchantId), scopes.map((x) => x.livemode)],
+  });
+  return new Map(res.rows.map((r) => [scopeKey({ merchantId: r.merchant_id, livemode: r.livemode }), toChannel(r)]));
 }
+
+/** A merchant and mode as one string (a grouped read's key), and back. */
+export const scopeKey = (s: Scope): string => `${s.livemode ? 'live' : 'test'}:${s.merchantId}`;
+export const scopeOfKey = (k: string): Scope => ({ livemode: k.startsWith('live:'), merchantId: k.slice(5) });
 
 export async function listChannels(db: pg.Pool, scope: Scope, o: { status?: ChannelStatus; only?: string | null }): Promise<Channel[]> {
   const res = await db.query<ChannelRow>(

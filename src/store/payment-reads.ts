@@ -1,11 +1,13 @@
 // Reads of payments by primary key, grouped: the lookups that arrive together (one event-loop turn,
 // or while earlier reads are in flight) become one named prepared statement
-// `SELECT * FROM payments WHERE id = ANY($1)` (the gateway's reads by id, with their refund count and
-// bank reference, their own). Every read goes to Postgres; nothing is cached.
+// `SELECT * FROM payments WHERE id = ANY($1)`; the gateway's reads by id (with their refund count and
+// bank reference) and the merchants' default channels have their own. Every read goes to Postgres; nothing is cached.
 import type pg from 'pg';
 import { isCheckoutId } from '../domain/ids.js';
 import type { Payment } from '../domain/payment.js';
 import { Batcher, type BatcherStats } from './batcher.js';
+import type { Channel } from '../domain/channel.js';
+import { defaultChannelsOf, scopeKey, scopeOfKey, type Scope } from './channels-repo.js';
 import { gatewayRowsByIds, type GatewayPaymentRead } from './gateway-payments-repo.js';
 import { rowToCheckout, type CheckoutRow, type PaymentWithCheckout } from './checkout-repo.js';
 import { rowToPayment } from './payment-row.js';
@@ -31,6 +33,7 @@ export async function paymentRowsByIds(db: pg.Pool, ids: string[]): Promise<Map<
 export class PaymentReads {
   private readonly batcher: Batcher<string, CheckoutRow>;
   private readonly gateway: Batcher<string, GatewayPaymentRead>;
+  private readonly channels: Batcher<string, Channel>;
 
   constructor(db: pg.Pool, o: PaymentReadsOptions) {
     this.batcher = new Batcher({
@@ -39,6 +42,17 @@ export class PaymentReads {
     this.gateway = new Batcher({
       load: (ids) => gatewayRowsByIds(db, ids), maxBatch: o.maxBatch ?? 256, maxInflight: o.maxInflight ?? 4, onError: o.onError,
     });
+    this.channels = new Batcher({
+      load: (keys) => defaultChannelsOf(db, keys.map(scopeOfKey)), maxBatch: o.maxBatch ?? 256, maxInflight: o.maxInflight ?? 4, onError: o.onError,
+    });
+  }
+
+  /**
+   * The merchant's default channel in a mode (every gateway session and direct payment without a
+   * channel asks it), grouped like the reads by id: never cached, so a new default counts at once.
+   */
+  defaultChannel(scope: Scope): Promise<Channel | null> {
+    return this.channels.get(scopeKey(scope));
   }
 
   /** A gateway payment (with its refund count and bank reference) by id, whichever merchant owns it. */
@@ -66,9 +80,10 @@ export class PaymentReads {
     return isCheckoutId(id) ? this.batcher.get(id) : Promise.resolve(null);
   }
 
-  /** Both groups' counters, summed (the gateway's reads by id are few beside the others). */
+  /** The three groups' counters, summed. */
   get stats(): BatcherStats {
-    const a = this.batcher.stats, b = this.gateway.stats;
-    return { loads: a.loads + b.loads, lookups: a.lookups + b.lookups, failedLoads: a.failedLoads + b.failedLoads, largest: Math.max(a.largest, b.largest) };
+    const all = [this.batcher.stats, this.gateway.stats, this.channels.stats];
+    const sum = (f: (x: BatcherStats) => number) => all.reduce((n, x) => n + f(x), 0);
+    return { loads: sum((x) => x.loads), lookups: sum((x) => x.lookups), failedLoads: sum((x) => x.failedLoads), largest: Math.max(...all.map((x) => x.largest)) };
   }
 }

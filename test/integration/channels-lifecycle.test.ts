@@ -7,6 +7,7 @@ import { resolveChannelForSession } from '../../src/http/gateway.js';
 import type { Principal } from '../../src/http/auth.js';
 import type { Services } from '../../src/http/services.js';
 import { isFailure } from '../../src/errors.js';
+import { PaymentReads } from '../../src/store/payment-reads.js';
 
 const s = await startTestServer(t);
 const m = await s.merchant({ currencies: ['AZN', 'RUB', 'USD'] });
@@ -225,7 +226,7 @@ t.test('resolveChannelForSession: default, any id form, and the refusals session
     key: { id: 'key_x', merchantId: m.id, kind: 'secret', mode: 'test', keyHint: '', channelId, permissions: null, label: null, createdAt: 0, revokedAt: null },
     merchant: { id: m.id, currencies: merchant.currencies } as Principal['merchant'], livemode: false,
   });
-  const svc = { db: s.db } as unknown as Services;
+  const svc = { db: s.db, reads: new PaymentReads(s.db, { onError: (err) => t.fail(String(err)) }) } as unknown as Services;
   const def = await defaultId();
   const got = await resolveChannelForSession(svc, principal(null), undefined);
   t.equal(isFailure(got) ? got.code : got.id, def, 'the default when none is named');
@@ -243,4 +244,24 @@ t.test('resolveChannelForSession: default, any id form, and the refusals session
   t.equal(((await resolveChannelForSession(svc, principal(null), c.id)) as { code: string }).code, 'channel_paused');
   await req('DELETE', `/v1/channels/${c.id}`);
   t.equal(((await resolveChannelForSession(svc, principal(null), c.slug)) as { code: string }).code, 'channel_deleted');
+});
+
+t.test('default channels are read grouped and never cached: a promotion counts at the next session', async (t) => {
+  const merchant = (await s.admin('GET', `/internal/merchants/${m.id}`)).body;
+  const principal: Principal = {
+    key: { id: 'key_y', merchantId: m.id, kind: 'secret', mode: 'test', keyHint: '', channelId: null, permissions: null, label: null, createdAt: 0, revokedAt: null },
+    merchant: { id: m.id, currencies: merchant.currencies } as Principal['merchant'], livemode: false,
+  };
+  const names: string[] = [];
+  const counting = { query: (q: { name?: string }) => { names.push(q.name ?? '?'); return s.db.query(q as never); } } as unknown as typeof s.db;
+  const svc = { db: s.db, reads: new PaymentReads(counting, { onError: (err) => t.fail(String(err)) }) } as unknown as Services;
+  const before = await defaultId();
+  const got = await Promise.all(Array.from({ length: 5 }, () => resolveChannelForSession(svc, principal, undefined)));
+  t.same(got.map((g) => (isFailure(g) ? g.code : g.id)), Array(5).fill(before), 'five sessions, the default each');
+  t.same(names, ['channels_default'], 'one statement for the five');
+  const c = await create('next-default');
+  t.equal((await req('POST', `/v1/channels/${c.slug}/promote-default`)).status, 200);
+  const after = await resolveChannelForSession(svc, principal, undefined);
+  t.equal(isFailure(after) ? after.code : after.id, c.id, 'the promoted channel at once');
+  t.equal((await req('POST', `/v1/channels/${before}/promote-default`)).status, 200, 'the old default back');
 });
