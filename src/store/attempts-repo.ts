@@ -108,6 +108,21 @@ export async function abandonAttempt(db: pg.Pool, id: string, why: string): Prom
 }
 
 /**
+ * After a recovery try that failed (the bank did not answer, a conflict persisted, the actor's
+ * deadline passed): the attempts' leases end `seconds` from now instead of at the claim's full lease,
+ * so the next sweep tries them again soon. Only shortens; an attempt settled meanwhile is left alone.
+ */
+export async function shortenRecoveryLeases(db: pg.Pool, ids: string[], seconds: number): Promise<number> {
+  const res = await db.query({
+    name: 'attempts_recover_soon',
+    text: `UPDATE connector_attempts SET recover_lease = LEAST(recover_lease, now() + make_interval(secs => $2))
+           WHERE id = ANY($1::text[]) AND status = 'started'`,
+    values: [ids, seconds],
+  });
+  return res.rowCount ?? 0;
+}
+
+/**
  * Leases attempts started more than `olderThanMs` ago whose outcome was never recorded, so that one
  * process at a time asks the connector for their outcome. Times are Postgres' own.
  */

@@ -59,8 +59,8 @@ t.test('a stalled database: no "nothing committed" answer for a request that com
 
   // Every key converges on a retry with the same key: one refund per payment, four payouts, nothing open.
   // An attempt left open by the stall is settled by recovery; a recovery try that itself fails (a busy
-  // machine, this server's tight pool) holds its 30 s lease before the next try, so a key may need
-  // more than one lease to converge: the bound is a deadline for convergence, not a timing claim.
+  // machine, this server's tight pool) gives its claim back after 2 s (RECOVERY_RETRY_SECONDS), so a
+  // key may need more than one try to converge: the bound is a deadline for convergence, not a timing claim.
   const settle = async (send: () => Promise<{ status: number; body: any }>) => {
     let r = await send();
     await until('the key answers', async () => {
