@@ -83,8 +83,10 @@ export async function handlePayoutCreate(ctx: ActorContext, m: CommandOf<'payout
   const q = m.request;
   const waitUntil = ctx.now() + PAYOUT_WAIT_MS;
   for (let i = 0, pause = 5; ; i++, pause = Math.min(pause * 2, 100)) {
-    // A payout already made with this key is answered as it stands (Postgres is the arbiter).
-    const prior = q.idempotencyKey ? await findPayoutByKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey) : null;
+    // A payout already made with this key is answered as it stands (Postgres is the arbiter). The
+    // first try reads no key: the reservation checks the key before the balance and reserves
+    // nothing when a payout holds it (key_taken); the key is read on every try after that.
+    const prior = q.idempotencyKey && i > 0 ? await findPayoutByKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey) : null;
     if (prior && prior.requestHash !== q.requestHash) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
     // The key holds a payout: whatever fails from here on, this request's answer is not "nothing happened".
     if (prior) markCommitted(ctx);
