@@ -65,16 +65,18 @@ WITH v AS (
                        $10::text[], $11::jsonb[], $12::jsonb[], $13::text[], $14::text[], $15::timestamptz[]) WITH ORDINALITY
     AS v(merchant_id, livemode, currency, idem, amount, att_id, operation, connector, context,
          payout_id, destination, metadata, request_id, request_hash, created_at, ord)
+), k AS MATERIALIZED (
+  SELECT DISTINCT merchant_id, livemode, currency FROM v
 ), bal AS (
-  SELECT b.merchant_id, b.livemode, b.currency, b.held FROM payout_balances b
-  WHERE (b.merchant_id, b.livemode, b.currency) IN (SELECT merchant_id, livemode, currency FROM v)
+  SELECT b.merchant_id, b.livemode, b.currency, b.held
+  FROM k JOIN payout_balances b ON b.merchant_id = k.merchant_id AND b.livemode = k.livemode AND b.currency = k.currency
   ORDER BY b.merchant_id, b.livemode, b.currency
   FOR UPDATE OF b
-), net AS (
+), net AS MATERIALIZED (
   SELECT k.merchant_id, k.livemode, k.currency,
     (SELECT COALESCE(sum(p.net), 0) FROM payments p
      WHERE p.merchant_id = k.merchant_id AND p.livemode = k.livemode AND p.currency = k.currency AND p.status IN ${SETTLED})::bigint AS v
-  FROM (SELECT DISTINCT merchant_id, livemode, currency FROM v) k
+  FROM k
 ), cand AS (
   SELECT v.*, bal.held, net.v AS net,
     EXISTS (SELECT 1 FROM payouts p WHERE v.idem IS NOT NULL AND p.merchant_id = v.merchant_id AND p.livemode = v.livemode AND p.idempotency_key = v.idem) AS taken
@@ -158,8 +160,8 @@ WITH v AS (
 ), back AS (
   SELECT merchant_id, livemode, currency, sum(amount)::bigint AS total FROM upd WHERE status = 'failed' GROUP BY merchant_id, livemode, currency
 ), lk AS (
-  SELECT b.merchant_id, b.livemode, b.currency FROM payout_balances b
-  WHERE (b.merchant_id, b.livemode, b.currency) IN (SELECT merchant_id, livemode, currency FROM back)
+  SELECT b.merchant_id, b.livemode, b.currency
+  FROM back JOIN payout_balances b ON b.merchant_id = back.merchant_id AND b.livemode = back.livemode AND b.currency = back.currency
   ORDER BY b.merchant_id, b.livemode, b.currency
   FOR UPDATE OF b
 ), rel AS (
