@@ -9,6 +9,7 @@ import type { InsertOutcome, PaymentCreate, PaymentUpdate } from '../src/store/p
 import type { PaymentAttemptBegin } from '../src/store/attempts-repo.js';
 import type { RefundBegin, RefundSettlement } from '../src/store/refunds-repo.js';
 import type { AttemptReads } from '../src/store/attempt-reads.js';
+import type { PayoutBegin, PayoutSettlement, PayoutStart } from '../src/store/payouts-repo.js';
 import type { GroupWriter } from './group-writer.js';
 import type { ReplayCache } from '../src/store/replay-cache.js';
 import type { Command, ReplyTo } from './protocol.js';
@@ -34,6 +35,13 @@ export interface PaymentStore {
   reads: AttemptReads;
 }
 
+export interface PayoutStore {
+  /** Grouped payout starts: reservation, attempt and pending payout (payouts-repo.ts beginPayouts). */
+  begins: GroupWriter<PayoutStart, PayoutBegin>;
+  /** Grouped payout outcomes (the deliveries queued; null: no longer pending on that attempt). */
+  settles: GroupWriter<PayoutSettlement, number | null>;
+}
+
 export interface ActorContext {
   db: pg.Pool;
   now: () => number;
@@ -54,6 +62,7 @@ export interface ActorContext {
   /** Called when a committed change queued webhook deliveries (wakes the local dispatcher). */
   onDeliveries?: () => void;
   payments: PaymentStore;
+  payouts: PayoutStore;
   /** The Idempotency-Key replay cache, when this worker reaches the shared store (Redis). */
   replays?: ReplayCache | null;
   /**

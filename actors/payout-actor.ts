@@ -1,17 +1,18 @@
 // Payouts, run by the actor of the payout's id. A payout follows the attempt protocol
 // (attempt-protocol.ts): the amount is reserved on the balance's row for the currency and mode,
 // and the pending payout and its attempt recorded, by one statement that holds that row's lock only
-// until it commits (src/store/payouts-repo.ts); the bank is called after it, with the attempt id as
-// its idempotency key, and its answer is recorded with the payout's move (a failure gives the
-// reservation back), the outbox event and the deliveries in one statement, on the payout's status
-// and attempt. Recovery asks the bank for an attempt's outcome instead of paying again.
+// until it commits (src/store/payouts-repo.ts; grouped with the shard's other payouts by
+// `ctx.payouts.begins`); the bank is called after it, with the attempt id as its idempotency key,
+// and its answer is recorded with the payout's move (a failure gives the reservation back), the
+// outbox event and the deliveries in one statement (grouped too: `ctx.payouts.settles`), on the
+// payout's status and attempt. Recovery asks the bank for an attempt's outcome instead of paying again.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { payoutView } from '../src/api/payouts.js';
 import { PAYOUT_OPERATION, transitionPayout, type Payout, type PayoutCommand } from '../src/domain/payout.js';
 import type { PayoutResult } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
-import { abandonAttempt, type Attempt } from '../src/store/attempts-repo.js';
-import { beginPayout, findPayout, findPayoutByKey, settlePayout } from '../src/store/payouts-repo.js';
+import { abandonAttempt, type Attempt, type AttemptStart } from '../src/store/attempts-repo.js';
+import { ensureBalance, findPayout, findPayoutByKey, payoutKeyTaken, type PayoutBegin } from '../src/store/payouts-repo.js';
 import { startAttempt } from './attempt-protocol.js';
 import { MAX_CONFLICT_RETRIES, markCommitted, type ActorContext } from './context.js';
 import type { CommandOf, Failed, PayoutRequest, ReplyOf } from './protocol.js';
@@ -41,7 +42,7 @@ async function settle(ctx: ActorContext, p: Payout, res: PayoutResult | { kind: 
   const { cmd, attempt } = commandOf(res);
   const moved = transitionPayout(p, cmd, ctx.now());
   if (!moved.ok) return findPayout(ctx.db, p.id);
-  const deliveries = await settlePayout(ctx.db, {
+  const deliveries = await ctx.payouts.settles.submit({
     next: moved.state, attempt: { id: p.attemptId, status: attempt, result: res }, event: moved.events[0], data: payoutView(moved.state),
   });
   if (deliveries === null) return findPayout(ctx.db, p.id); // settled by someone else (recovery): as it stands
@@ -57,12 +58,35 @@ function newPayout(id: string, q: PayoutRequest, attemptId: string, now: number)
   };
 }
 
+/**
+ * Step 1, grouped with the shard's other payouts (one statement, one commit for many). A key another
+ * payout holds, found in the statement or breaking it on the unique index, is `key_taken`; a
+ * balance's first payout creates the balance's row and is submitted again.
+ */
+async function reserve(ctx: ActorContext, payout: Payout, attempt: AttemptStart): Promise<PayoutBegin> {
+  for (let i = 0; ; i++) {
+    let begun: PayoutBegin;
+    try {
+      begun = await ctx.payouts.begins.submit({ payout, attempt });
+    } catch (err) {
+      if (payoutKeyTaken(err)) return { kind: 'key_taken' };
+      throw err;
+    }
+    if (begun.kind !== 'no_balance') return begun;
+    // Rows are never deleted: once created, the next statement (a later snapshot) sees it.
+    if (i > 0) throw new Error(`payout ${payout.id}: its balance row is still missing after it was created`);
+    await ensureBalance(ctx.db, payout);
+  }
+}
+
 export async function handlePayoutCreate(ctx: ActorContext, m: CommandOf<'payout.create'>): Promise<PayoutReply> {
   const q = m.request;
   const waitUntil = ctx.now() + PAYOUT_WAIT_MS;
   for (let i = 0, pause = 5; ; i++, pause = Math.min(pause * 2, 100)) {
-    // A payout already made with this key is answered as it stands (Postgres is the arbiter).
-    const prior = q.idempotencyKey ? await findPayoutByKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey) : null;
+    // A payout already made with this key is answered as it stands (Postgres is the arbiter). The
+    // first try reads no key: the reservation checks the key before the balance and reserves
+    // nothing when a payout holds it (key_taken); the key is read on every try after that.
+    const prior = q.idempotencyKey && i > 0 ? await findPayoutByKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey) : null;
     if (prior && prior.requestHash !== q.requestHash) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
     // The key holds a payout: whatever fails from here on, this request's answer is not "nothing happened".
     if (prior) markCommitted(ctx);
@@ -84,9 +108,11 @@ export async function handlePayoutCreate(ctx: ActorContext, m: CommandOf<'payout
         bic: to.masked.type === 'iban' ? to.masked.bic : null, memberId: to.masked.type === 'sbp' ? to.masked.member_id : null,
       }),
     }, async (_version, start) => {
-      st.payout = newPayout(m.id, q, start.id, ctx.now());
-      const begun = await beginPayout(ctx.db, st.payout, start);
+      const payout = st.payout = newPayout(m.id, q, start.id, ctx.now());
+      const begun = await reserve(ctx, payout, start);
       if (begun.kind === 'insufficient') {
+        // Refused for the balance: a key committed meanwhile by another process answers as its payout.
+        if (q.idempotencyKey && await findPayoutByKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey)) return false;
         st.refusal = failed({ ...fail('insufficient_balance', 'amount', `${begun.available} ${q.currency} available`), extra: { available: begun.available, currency: q.currency } });
       }
       return begun.kind === 'started';

@@ -10,6 +10,7 @@ import { createConnectors } from '../src/connectors/index.js';
 import { insertCreates, updatePayments } from '../src/store/payments-repo.js';
 import { beginPaymentAttempts } from '../src/store/attempts-repo.js';
 import { beginRefunds, settleRefunds } from '../src/store/refunds-repo.js';
+import { beginPayouts, settlePayouts } from '../src/store/payouts-repo.js';
 import { KeyedMailbox } from './mailbox.js';
 import { ReplayCache } from '../src/store/replay-cache.js';
 import { BatchedPort, onBatch } from './batched-port.js';
@@ -57,6 +58,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const asks = new Map<number, (r: Reply) => void>();
   let askId = 0;
   const writes = { ambiguous: (err: unknown) => !rolledBack(err) };
+  const payoutAmbiguous = (err: unknown) => !rolledBack(err) && (err as { code?: string } | null)?.code !== '40P01';
   const ctx: ActorContext = {
     db, log, now: Date.now, publicBaseUrl: init.publicBaseUrl, connectors: createConnectors(db), connectorTimeoutMs: init.connectorTimeoutMs,
     authorizationWindowSeconds: init.authorizationWindowSeconds,
@@ -75,13 +77,18 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
       refundSettles: new GroupWriter((ss) => settleRefunds(db, ss), { ...writes, groupFirst: true }),
       reads: new AttemptReads(db, { onError: (err, lookups) => log.error({ err, lookups }, 'grouped read before attempts failed') }),
     },
+    // A deadlock (40P01: rolled back, e.g. a recovery settling a payout of the group) is split and tried again too.
+    payouts: {
+      begins: new GroupWriter((xs) => beginPayouts(db, xs), { ambiguous: payoutAmbiguous, groupFirst: true }),
+      settles: new GroupWriter((ss) => settlePayouts(db, ss), { ambiguous: payoutAmbiguous, groupFirst: true }),
+    },
   };
   const mailbox = new KeyedMailbox(init.mailboxLimit, init.mailboxPerIdLimit);
   let processed = 0;
   const w = init.webhooks;
   const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, timeouts: init.dbTimeouts, relaxedCommit: true });
   const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb }, () => processed,
-    { create: ctx.payments.creates, update: ctx.payments.updates, attempt: ctx.payments.attempts });
+    { create: ctx.payments.creates, update: ctx.payments.updates, attempt: ctx.payments.attempts, payout_begin: ctx.payouts.begins, payout_settle: ctx.payouts.settles });
   const webhooks = new WebhookDispatcher({
     db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, allowLoopbackTest: w.allowLoopbackTest, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
     pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,

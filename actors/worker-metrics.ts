@@ -69,12 +69,12 @@ export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, pro
   });
   // The group commit's statements and the writes they carried (writes ÷ statements: the group size).
   new Counter({
-    name: 'payment_write_statements_total', help: 'Grouped payment write statements a shard has sent since it started, by writer (create, update, attempt).',
+    name: 'payment_write_statements_total', help: 'Grouped payment write statements a shard has sent since it started, by writer (create, update, attempt, payout_begin, payout_settle).',
     labelNames: ['shard', 'writer'], registers,
     collect() { this.reset(); for (const [writer, w] of Object.entries(writers)) this.inc({ shard: s, writer }, w.stats.statements); },
   });
   new Counter({
-    name: 'payment_write_rows_total', help: 'Payment writes carried by those statements since the shard started, by writer (create, update, attempt).',
+    name: 'payment_write_rows_total', help: 'Payment writes carried by those statements since the shard started, by writer (create, update, attempt, payout_begin, payout_settle).',
     labelNames: ['shard', 'writer'], registers,
     collect() { this.reset(); for (const [writer, w] of Object.entries(writers)) this.inc({ shard: s, writer }, w.stats.writes); },
   });

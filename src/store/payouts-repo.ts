@@ -1,8 +1,10 @@
 // SQL for payouts and the balance. A payout is written by its own actor in two steps of the attempt
-// protocol: `beginPayout` (one statement: the reservation on the balance's row for the currency and
-// mode, the available-balance check, the connector attempt and the pending payout) and
-// `settlePayout` (one statement: the payout's final status, the attempt's outcome, a failed payout's
-// reservation given back, the outbox event and its webhook deliveries). docs/decisions.md "Payouts and balance".
+// protocol, each grouped with the shard's other payouts in one statement (the shard's payout group
+// writers): `beginPayouts` (the reservations on the balances' rows for the currency and mode, the
+// available-balance checks, the connector attempts and the pending payouts) and `settlePayouts`
+// (the payouts' final statuses, the attempts' outcomes, failed payouts' reservations given back,
+// the outbox events and their webhook deliveries). docs/decisions.md "Payouts and balance" and
+// "Payouts reserve and settle grouped".
 import type pg from 'pg';
 import { eventId } from '../domain/ids.js';
 import type { MaskedDestination, Payout, PayoutFailure, PayoutStatus } from '../domain/payout.js';
@@ -27,80 +29,108 @@ export const rowToPayout = (r: PayoutRow): Payout => ({
 /** Statuses of a payment whose net counts towards the balance. */
 const SETTLED = `('succeeded', 'partially_refunded', 'refunded')`;
 
-/**
- * The available balance of one currency and mode: the net (amount less fee less refunds) of its
- * settled payments, less every payout that has not failed (pending payouts are reserved).
- */
-const AVAILABLE = `(COALESCE((SELECT sum(net) FROM payments WHERE merchant_id = $1 AND livemode = $2 AND currency = $3 AND status IN ${SETTLED}), 0)
-      - COALESCE((SELECT sum(amount) FROM payouts WHERE merchant_id = $1 AND livemode = $2 AND currency = $3 AND status <> 'failed'), 0))::bigint`;
+/** What one payout's reservation came to (`no_balance`: its balance has no row yet: `ensureBalance`, then submit again). */
+export type PayoutBegin = { kind: 'started' } | { kind: 'insufficient'; available: number } | { kind: 'key_taken' } | { kind: 'no_balance' };
 
-export type PayoutBegin = { kind: 'started' } | { kind: 'insufficient'; available: number } | { kind: 'key_taken' };
+/** Whether a grouped reservation's error (beginPayouts) is its row's Idempotency-Key held by another payout. */
+export const payoutKeyTaken = (err: unknown): boolean => (err as { constraint?: string } | null)?.constraint === 'payouts_idempotency';
+
+/** One payout to begin: the pending payout and its connector attempt. */
+export interface PayoutStart { payout: Payout; attempt: AttemptStart }
 
 /**
- * The reservation, in one statement (so one round trip and one commit hold the balance's lock):
- * the Idempotency-Key first (a payout holding it is the answer, never a balance refusal its own
- * reservation caused), then the balance row `payout_balances` (migration 024) is locked by the
- * upsert and its `held` raised by the amount only if it still fits under the net of the settled
- * payments; the attempt and the pending payout are inserted only with it. The net is summed before
- * the row's lock is waited for (a payment settling meanwhile only adds to it); `held` is re-read
- * after the wait (an upsert's conflict arm always sees the latest committed row), so every payout
- * of one balance, in any process, reserves in turn and none overdraws.
+ * Step 1 of the attempt protocol for many payouts, in one statement (the shard's payout group
+ * writer); the bank is called only after it has committed, never under a balance's lock.
+ * - Each payout's Idempotency-Key first: a key some payout holds is that row's answer (never a
+ *   balance refusal its own reservation caused); the row reserves nothing.
+ * - The group's balance rows (`payout_balances`, migration 024) are locked in key order, so two
+ *   processes' groups meet them alike (no deadlock); after a wait, FOR UPDATE returns a row as last
+ *   committed, so `held` counts every earlier reservation in any process.
+ * - The payouts of one balance reserve one after another, smallest first: a payout is reserved when
+ *   `held` plus the amounts of its balance's payouts up to and including it (that order) fits under
+ *   the net of the balance's settled payments. Smallest first makes that running sum the exact
+ *   serial outcome: once one payout does not fit, no larger one would, so the rows reserved are
+ *   what reserving them one by one in that order gives, and their sum never exceeds the net. The
+ *   balance row is raised once by their sum; their attempts and pending payouts are inserted with it.
+ * - A refused payout's `available` is what was left at its turn (net − held − the group's reserved).
+ * - A balance with no row yet (its first payout ever) reserves nothing: `no_balance`.
+ * The net is summed in the statement's snapshot, before the locks are waited for (as before the
+ * grouping: a payment settling meanwhile only adds to it). A key another payout commits while this
+ * statement runs breaks it on `payouts_idempotency`: the group writer splits the group until that
+ * row fails alone (payoutKeyTaken), the others reserved.
  */
 const RESERVE_SQL = `
-WITH net AS (
-  SELECT COALESCE(sum(net), 0)::bigint AS v FROM payments
-  WHERE merchant_id = $1 AND livemode = $2 AND currency = $3 AND status IN ${SETTLED}
-), taken AS (
-  SELECT 1 FROM payouts WHERE $4::text IS NOT NULL AND merchant_id = $1 AND livemode = $2 AND idempotency_key = $4
+WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::boolean[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::jsonb[],
+                       $10::text[], $11::jsonb[], $12::jsonb[], $13::text[], $14::text[], $15::timestamptz[]) WITH ORDINALITY
+    AS v(merchant_id, livemode, currency, idem, amount, att_id, operation, connector, context,
+         payout_id, destination, metadata, request_id, request_hash, created_at, ord)
+), k AS MATERIALIZED (
+  SELECT DISTINCT merchant_id, livemode, currency FROM v
 ), bal AS (
-  INSERT INTO payout_balances AS b (merchant_id, livemode, currency, held)
-  SELECT $1, $2, $3, $5::bigint FROM net WHERE $5::bigint <= net.v AND NOT EXISTS (SELECT 1 FROM taken)
-  ON CONFLICT (merchant_id, livemode, currency) DO UPDATE SET held = b.held + EXCLUDED.held
-    WHERE b.held + EXCLUDED.held <= (SELECT v FROM net)
-  RETURNING 1
+  SELECT b.merchant_id, b.livemode, b.currency, b.held
+  FROM k JOIN payout_balances b ON b.merchant_id = k.merchant_id AND b.livemode = k.livemode AND b.currency = k.currency
+  ORDER BY b.merchant_id, b.livemode, b.currency
+  FOR UPDATE OF b
+), net AS MATERIALIZED (
+  SELECT k.merchant_id, k.livemode, k.currency,
+    (SELECT COALESCE(sum(p.net), 0) FROM payments p
+     WHERE p.merchant_id = k.merchant_id AND p.livemode = k.livemode AND p.currency = k.currency AND p.status IN ${SETTLED})::bigint AS v
+  FROM k
+), cand AS (
+  SELECT v.*, bal.held, net.v AS net,
+    EXISTS (SELECT 1 FROM payouts p WHERE v.idem IS NOT NULL AND p.merchant_id = v.merchant_id AND p.livemode = v.livemode AND p.idempotency_key = v.idem) AS taken
+  FROM v JOIN net USING (merchant_id, livemode, currency) LEFT JOIN bal USING (merchant_id, livemode, currency)
+), ok AS (
+  SELECT * FROM (
+    SELECT cand.*, sum(amount) OVER (PARTITION BY merchant_id, livemode, currency ORDER BY amount, ord) AS cum
+    FROM cand WHERE NOT taken AND held IS NOT NULL
+  ) q WHERE held + cum <= net
+), sums AS (
+  SELECT merchant_id, livemode, currency, sum(amount)::bigint AS total FROM ok GROUP BY merchant_id, livemode, currency
+), res AS (
+  UPDATE payout_balances b SET held = b.held + sums.total
+  FROM sums WHERE b.merchant_id = sums.merchant_id AND b.livemode = sums.livemode AND b.currency = sums.currency
 ), att AS (
   INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
-  SELECT $6, $7, $8, $9, $10, $11, 'started', $12 FROM bal
+  SELECT att_id, payout_id, operation, connector, amount, currency, 'started', context FROM ok
 ), po AS (
   INSERT INTO payouts (id, merchant_id, livemode, amount, currency, status, destination, failure, metadata, attempt_id,
                        request_id, idempotency_key, request_hash, created_at, updated_at)
-  SELECT $7, $1, $2, $5, $3, 'pending', $13, NULL, $14, $6, $15, $4, $16, $17, $17 FROM bal
+  SELECT payout_id, merchant_id, livemode, amount, currency, 'pending', destination, NULL, metadata, att_id,
+         request_id, idem, request_hash, created_at, created_at
+  FROM ok ORDER BY merchant_id, livemode, idem
 )
-SELECT EXISTS (SELECT 1 FROM bal) AS reserved, EXISTS (SELECT 1 FROM taken) AS taken`;
+SELECT c.ord::int AS ord, c.taken, c.held IS NULL AS no_balance, EXISTS (SELECT 1 FROM ok WHERE ok.ord = c.ord) AS reserved,
+  (c.net - c.held - COALESCE((SELECT s.total FROM sums s WHERE s.merchant_id = c.merchant_id AND s.livemode = c.livemode AND s.currency = c.currency), 0))::bigint AS available
+FROM cand c`;
 
-/** After a refusal: whether the key is held by now, and the balance available (from the rows). */
-const REFUSAL_SQL = `
-SELECT EXISTS (SELECT 1 FROM payouts WHERE $4::text IS NOT NULL AND merchant_id = $1 AND livemode = $2 AND idempotency_key = $4) AS taken,
-  ${AVAILABLE} AS available`;
-
-/**
- * Step 1 of the attempt protocol for a payout: reserves the amount on the balance and records the
- * attempt and the pending payout, in one statement (RESERVE_SQL); the bank is called after it has
- * committed, never under the balance's lock. `settlePayout` gives a failed payout's amount back.
- */
-export async function beginPayout(db: pg.Pool, p: Payout, a: AttemptStart): Promise<PayoutBegin> {
-  let res: pg.QueryResult<{ reserved: boolean; taken: boolean }>;
-  try {
-    res = await db.query({
-      name: 'payout_reserve',
-      text: RESERVE_SQL,
-      values: [p.merchantId, p.livemode, p.currency, p.idempotencyKey, p.amount, a.id, p.id, a.operation, a.connector, a.amount, a.currency,
-        JSON.stringify(a.context), JSON.stringify(p.destination), JSON.stringify(p.metadata), p.requestId, p.requestHash, iso(p.createdAt)],
-    });
-  } catch (err) {
-    // The key was committed by another request while this one waited: that payout is the answer.
-    if ((err as { constraint?: string }).constraint === 'payouts_idempotency') return { kind: 'key_taken' };
-    throw err;
-  }
-  const r = res.rows[0];
-  if (r.reserved) return { kind: 'started' };
-  if (r.taken) return { kind: 'key_taken' };
-  // Refused for the balance: read again, so that a key committed meanwhile answers as its payout.
-  const again = await db.query<{ taken: boolean; available: string }>({
-    name: 'payout_refusal', text: REFUSAL_SQL, values: [p.merchantId, p.livemode, p.currency, p.idempotencyKey],
+/** Step 1 for many payouts (RESERVE_SQL): each one's outcome, in the order given. */
+export async function beginPayouts(db: pg.Pool, xs: PayoutStart[]): Promise<PayoutBegin[]> {
+  const col = <T>(f: (x: PayoutStart) => T) => xs.map(f);
+  const res = await db.query<{ ord: number; taken: boolean; no_balance: boolean; reserved: boolean; available: string | null }>({
+    name: 'payouts_reserve',
+    text: RESERVE_SQL,
+    values: [col((x) => x.payout.merchantId), col((x) => x.payout.livemode), col((x) => x.payout.currency), col((x) => x.payout.idempotencyKey),
+      col((x) => x.payout.amount), col((x) => x.attempt.id), col((x) => x.attempt.operation), col((x) => x.attempt.connector),
+      col((x) => JSON.stringify(x.attempt.context)), col((x) => x.payout.id), col((x) => JSON.stringify(x.payout.destination)),
+      col((x) => JSON.stringify(x.payout.metadata)), col((x) => x.payout.requestId), col((x) => x.payout.requestHash), col((x) => iso(x.payout.createdAt))],
   });
-  const x = again.rows[0];
-  return x.taken ? { kind: 'key_taken' } : { kind: 'insufficient', available: Number(x.available) };
+  const out: PayoutBegin[] = new Array(xs.length);
+  for (const r of res.rows) {
+    out[r.ord - 1] = r.taken ? { kind: 'key_taken' } : r.reserved ? { kind: 'started' } : r.no_balance ? { kind: 'no_balance' }
+      : { kind: 'insufficient', available: Number(r.available) };
+  }
+  return out;
+}
+
+/** Creates the balance's row (nothing reserved) if it has none yet: a balance's first payout needs it. */
+export async function ensureBalance(db: pg.Pool, p: Pick<Payout, 'merchantId' | 'livemode' | 'currency'>): Promise<void> {
+  await db.query({
+    name: 'payout_balance_ensure',
+    text: 'INSERT INTO payout_balances (merchant_id, livemode, currency, held) VALUES ($1, $2, $3, 0) ON CONFLICT DO NOTHING',
+    values: [p.merchantId, p.livemode, p.currency],
+  });
 }
 
 export interface PayoutSettlement {
@@ -111,43 +141,64 @@ export interface PayoutSettlement {
   data: unknown;
 }
 
-// The payout moves only if it is still pending on this attempt; the attempt, the event and its
-// deliveries (to the merchant-wide gateway webhook row: a payout belongs to no channel) hang off it.
+// Step 3 for many payouts. Each payout moves only if it is still pending on its attempt; the
+// attempt, the event and its deliveries (to the merchant-wide gateway webhook row: a payout belongs
+// to no channel) hang off it. The failed ones give their reservations back: one update per balance
+// (by their sum), its row locked in key order as in RESERVE_SQL.
 const SETTLE_SQL = `
-WITH upd AS (
-  UPDATE payouts SET status = $3, failure = $4, connector_ref = $5, updated_at = $6, version = version + 1
-  WHERE id = $1 AND attempt_id = $2 AND status = 'pending'
-  RETURNING *
+WITH v AS (
+  SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::text[], $6::timestamptz[], $7::text[], $8::jsonb[],
+                       $9::text[], $10::text[], $11::jsonb[])
+    AS v(id, att_id, status, failure, connector_ref, updated_at, att_status, att_result, event_id, event_type, data)
+), upd AS (
+  UPDATE payouts p SET status = v.status, failure = v.failure, connector_ref = v.connector_ref, updated_at = v.updated_at, version = p.version + 1
+  FROM v WHERE p.id = v.id AND p.attempt_id = v.att_id AND p.status = 'pending'
+  RETURNING p.id, p.merchant_id, p.livemode, p.currency, p.amount, p.status, p.updated_at
 ), att AS (
-  UPDATE connector_attempts a SET status = $7, result = $8, updated_at = now()
-  FROM upd WHERE a.id = $2 AND a.status = 'started'
+  UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
+  FROM upd JOIN v ON v.id = upd.id WHERE a.id = v.att_id AND a.status = 'started'
+), back AS (
+  SELECT merchant_id, livemode, currency, sum(amount)::bigint AS total FROM upd WHERE status = 'failed' GROUP BY merchant_id, livemode, currency
+), lk AS (
+  SELECT b.merchant_id, b.livemode, b.currency
+  FROM back JOIN payout_balances b ON b.merchant_id = back.merchant_id AND b.livemode = back.livemode AND b.currency = back.currency
+  ORDER BY b.merchant_id, b.livemode, b.currency
+  FOR UPDATE OF b
 ), rel AS (
-  -- A failed payout gives its reservation back (migration 024).
-  UPDATE payout_balances b SET held = b.held - upd.amount
-  FROM upd WHERE upd.status = 'failed' AND b.merchant_id = upd.merchant_id AND b.livemode = upd.livemode AND b.currency = upd.currency
+  UPDATE payout_balances b SET held = b.held - back.total
+  FROM back JOIN lk USING (merchant_id, livemode, currency)
+  WHERE b.merchant_id = back.merchant_id AND b.livemode = back.livemode AND b.currency = back.currency
 ), ev AS (
   INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
-  SELECT $9, upd.merchant_id, upd.livemode, 'gateway', $10, upd.id, $11, upd.updated_at FROM upd
-  RETURNING id, merchant_id, type, created_at
+  SELECT v.event_id, upd.merchant_id, upd.livemode, 'gateway', v.event_type, upd.id, v.data, upd.updated_at FROM upd JOIN v ON v.id = upd.id
+  RETURNING id, merchant_id, type, created_at, aggregate_id
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
   SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'gateway', 'pending', ev.created_at, ev.created_at, ev.created_at
   FROM ev JOIN webhook_settings ws ON ws.merchant_id = ev.merchant_id AND ws.api = 'gateway' AND ws.channel_id IS NULL
     AND (ws.events IS NULL OR ev.type = ANY(ws.events))
-  RETURNING 1
+  RETURNING event_id
 )
-SELECT (SELECT count(*) FROM dl)::int AS deliveries FROM upd`;
+SELECT upd.id, COALESCE(d.n, 0)::int AS deliveries
+FROM upd LEFT JOIN (SELECT ev.aggregate_id, count(*) AS n FROM dl JOIN ev ON ev.id = dl.event_id GROUP BY ev.aggregate_id) d ON d.aggregate_id = upd.id`;
 
-/** Step 3. The number of webhook deliveries queued, or null when the payout was no longer pending on this attempt. */
-export async function settlePayout(db: pg.Pool, s: PayoutSettlement): Promise<number | null> {
-  const n = s.next;
-  const res = await db.query<{ deliveries: number }>({
-    name: 'payout_settle',
+/**
+ * Step 3 for many payouts in one statement. For each: the number of webhook deliveries queued, or
+ * null when its payout was no longer pending on its attempt (settled by someone else: recovery).
+ */
+export async function settlePayouts(db: pg.Pool, ss: PayoutSettlement[]): Promise<(number | null)[]> {
+  // Payout ids in order, so two groups (an actor's and a recovery's) meet their rows alike.
+  const xs = [...ss].sort((a, b) => (a.next.id < b.next.id ? -1 : a.next.id > b.next.id ? 1 : 0));
+  const col = <T>(f: (s: PayoutSettlement) => T) => xs.map(f);
+  const res = await db.query<{ id: string; deliveries: number }>({
+    name: 'payouts_settle',
     text: SETTLE_SQL,
-    values: [n.id, s.attempt.id, n.status, n.failure ? JSON.stringify(n.failure) : null, n.connectorRef, iso(n.updatedAt),
-      s.attempt.status, JSON.stringify(s.attempt.result), eventId(), s.event, JSON.stringify(s.data)],
+    values: [col((s) => s.next.id), col((s) => s.attempt.id), col((s) => s.next.status), col((s) => (s.next.failure ? JSON.stringify(s.next.failure) : null)),
+      col((s) => s.next.connectorRef), col((s) => iso(s.next.updatedAt)), col((s) => s.attempt.status), col((s) => JSON.stringify(s.attempt.result)),
+      col(() => eventId()), col((s) => s.event), col((s) => JSON.stringify(s.data))],
   });
-  return res.rows[0] ? res.rows[0].deliveries : null;
+  const rows = new Map(res.rows.map((r) => [r.id, r.deliveries]));
+  return ss.map((s) => rows.get(s.next.id) ?? null);
 }
 
 export async function findPayout(db: pg.Pool, id: string): Promise<Payout | null> {

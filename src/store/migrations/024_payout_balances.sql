@@ -1,7 +1,7 @@
 -- What each balance has reserved for payouts (issue 25): `held` = Σ amount of the balance's payouts
 -- that have not failed (pending or paid), kept by the two statements that change it: the payout's
--- reservation (src/store/payouts-repo.ts beginPayout, which takes this row's lock only for that one
--- statement) and the settlement of a failed payout (settlePayout, which gives the amount back).
+-- reservation (src/store/payouts-repo.ts beginPayouts, which takes this row's lock only for that one
+-- statement) and the settlement of a failed payout (settlePayouts, which gives the amount back).
 -- The available balance is Σ net of settled payments − held, as GET /v2/balance computes from rows.
 CREATE TABLE IF NOT EXISTS payout_balances (
   merchant_id text NOT NULL,
