@@ -1,11 +1,12 @@
 // CPU profile of the server under one benchmark scenario: starts the server child with --cpu-prof,
 // runs the scenario as `npm run bench` does, stops the server gracefully so every thread writes its
 // profile, then prints the top self-time entries of each profile.
-// CLI: node dist/bench/profile.js create|direct|checkout-pay|get|get2|webhooks [profile-dir=/tmp/prof-<scenario>]
+// CLI: node dist/bench/profile.js create|direct|checkout-pay|refunds|captures|get|get2|webhooks [profile-dir=/tmp/prof-<scenario>]
 //      (env as run.ts, BENCH_PROFILE=0 to run unprofiled; for create, direct, checkout-pay and get, BENCH_WORKERS'
 //      first value is the worker count). direct and checkout-pay profile the card payment path: the gateway's
 //      direct payment, and the hosted checkout's pay on payments that a second, unprofiled server process
-//      on the same database prepared (and stopped) before the load, so the profile holds the load only.
+//      on the same database prepared (and stopped) before the load, so the profile holds the load only;
+//      refunds and captures likewise, on payments paid (or authorized) by that second process.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -17,10 +18,10 @@ import { deleteRedisKeys, resolvePostgres, resolveRedis } from './environment.js
 import { stopLoad, type LoadFigures } from './load.js';
 import { stopPaced } from './paced-load.js';
 import { prepareParams } from './prepared.js';
-import { runMultiProcessGet, runServerScenarios, startServer } from './server-scenarios.js';
+import { MONEY_FIELDS, runMultiProcessGet, runServerScenarios, startServer } from './server-scenarios.js';
 import { runWebhookScenario } from './webhook-scenario.js';
 
-const SCENARIOS = ['create', 'direct', 'checkout-pay', 'get', 'get2', 'webhooks'];
+const SCENARIOS = ['create', 'direct', 'checkout-pay', 'refunds', 'captures', 'get', 'get2', 'webhooks'];
 const scenario = process.argv[2] ?? '';
 if (!SCENARIOS.includes(scenario)) {
   process.stderr.write(`usage: node dist/bench/profile.js ${SCENARIOS.join('|')} [profile-dir]\n`);
@@ -54,7 +55,7 @@ async function runScenario(c: Common): Promise<string> {
     const r = (await runServerScenarios({ ...c, workers, load, scenarios: { create: false, get: false, direct: true } })).direct!;
     return describe(`direct card payment (WORKERS=${workers}, profiled)`, r);
   }
-  if (scenario === 'checkout-pay') {
+  if (scenario === 'checkout-pay' || scenario === 'refunds' || scenario === 'captures') {
     const workers = Number((process.env.BENCH_WORKERS ?? '1').split(',')[0]) || 1;
     const { nodeArgs: _profiled, ...plain } = c;
     const helper = await startServer({ ...plain, workers });
@@ -62,10 +63,10 @@ async function runScenario(c: Common): Promise<string> {
     const done = async () => { if (!stopped) { stopped = true; await helper.server.stop(); } };
     try {
       const r = (await runServerScenarios({
-        ...c, workers, load, scenarios: { create: false, get: false, 'checkout-pay': true }, prepare: prepareParams(),
+        ...c, workers, load, scenarios: { create: false, get: false, [scenario]: true }, prepare: prepareParams(),
         prepareOn: { url: helper.url, adminToken: helper.adminToken, done }, log: (l) => process.stderr.write(`${l}\n`),
-      })).checkoutPay!;
-      return describe(`checkout pay (WORKERS=${workers}, profiled; ${r.prepared.prepared} payments prepared by another process, ${r.prepared.used} paid)`, r);
+      }))[MONEY_FIELDS[scenario]]!;
+      return describe(`${scenario} (WORKERS=${workers}, profiled; ${r.prepared.prepared} payments prepared by another process, ${r.prepared.used} used)`, r);
     } finally {
       await done();
     }
