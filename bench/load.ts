@@ -1,10 +1,31 @@
 // Load generation with autocannon: a warm-up run that is thrown away, then the measured run.
 // The running instances are kept so a signal handler can stop them (two may run at once).
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { machineBusySeconds, postgresCpuSeconds, treeCpuSeconds } from './cpu.js';
 import { round } from './stats.js';
 
-export interface LoadParams { connections: number; seconds: number; warmupSeconds: number }
+export interface LoadParams {
+  connections: number; seconds: number; warmupSeconds: number;
+  /**
+   * A database to ANALYZE between the warm-up and the measured run: the bench's database is new, and
+   * autovacuum (once a minute) may not have looked at it yet, so the server's cached plans would be
+   * those of empty tables (a sequential scan of payments per grouped update, slower with every row).
+   * A deployment that has run a minute has its statistics; the measured run should too.
+   */
+  analyze?: string;
+}
+
+/** ANALYZE of the whole database (its statistics; every cached plan on its tables is made again). */
+export async function analyzeDatabase(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000, statement_timeout: 120_000 });
+  await client.connect();
+  try {
+    await client.query('ANALYZE');
+  } finally {
+    await client.end();
+  }
+}
 
 export interface LoadFigures {
   reqPerSec: number;
@@ -87,6 +108,7 @@ export async function measureTimed(url: string | string[], requests: autocannon.
   const base = { url, connections: p.connections, timeout: 10, requests, ...extra };
   let total2xx = 0;
   if (p.warmupSeconds > 0) total2xx += (await once(limited({ ...base, duration: p.warmupSeconds }, pool)))['2xx'];
+  if (p.analyze) await analyzeDatabase(p.analyze);
   const startMs = Date.now();
   const cpu0 = cpuPids.length ? treeCpuSeconds(cpuPids) : 0;
   const pg0 = postgresCpuSeconds();

@@ -54,7 +54,9 @@ function payoutRequest(keys: string[], tag: string): autocannon.Request {
   };
 }
 
-export async function runPayoutScenarios(o: PayoutOptions): Promise<PayoutRun> {
+export async function runPayoutScenarios(given: PayoutOptions): Promise<PayoutRun> {
+  // Statistics of the new database before each measured run (load.ts LoadParams.analyze).
+  const o = { ...given, load: { ...given.load, analyze: given.databaseUrl } };
   const { server, adminToken, url } = await startServer(o);
   const pid = server.proc.pid!;
   try {

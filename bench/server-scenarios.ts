@@ -128,7 +128,9 @@ function measureGets(bases: string[], key: string, ids: string[], load: LoadPara
 /** As many payments as connections (at least 100), so no two connections read the same one. */
 const getIds = (load: LoadParams): number => Math.max(100, load.connections);
 
-export async function runServerScenarios(o: ServerScenarioOptions): Promise<ServerRun> {
+export async function runServerScenarios(given: ServerScenarioOptions): Promise<ServerRun> {
+  // Statistics of the new database before each measured run (load.ts LoadParams.analyze).
+  const o = { ...given, load: { ...given.load, analyze: given.databaseUrl } };
   const want: NonNullable<ServerScenarioOptions['scenarios']> = o.createOnly ? { create: true, get: false, checkout: false } : o.scenarios ?? { create: true, get: true, checkout: true };
   // The hosted checkout's per-address limit (600/min) would refuse a load that all comes from 127.0.0.1.
   const { server, adminToken, url, startupMs } = await startServer(o, { PUBLIC_RATE_LIMIT_PER_MINUTE: '100000000' });
@@ -185,7 +187,8 @@ export async function runServerScenarios(o: ServerScenarioOptions): Promise<Serv
  * Two server processes (WORKERS each) on one database, as in production behind a load balancer:
  * autocannon spreads its connections over both in turn. CPU per request is that of both processes.
  */
-export async function runMultiProcessGet(o: Omit<ServerScenarioOptions, 'createOnly' | 'scenarios' | 'prepare'>, processes = 2): Promise<MultiProcessGet> {
+export async function runMultiProcessGet(given: Omit<ServerScenarioOptions, 'createOnly' | 'scenarios' | 'prepare'>, processes = 2): Promise<MultiProcessGet> {
+  const o = { ...given, load: { ...given.load, analyze: given.databaseUrl } };
   const servers: Awaited<ReturnType<typeof startServer>>[] = [];
   try {
     for (let i = 0; i < processes; i++) servers.push(await startServer(o));
