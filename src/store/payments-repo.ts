@@ -189,18 +189,23 @@ WITH v AS (
     AND (ws.events IS NULL OR ev.type = ANY(ws.events))
   WHERE ev.type = ANY($15::text[]) AND ev.api = 'merchant'
   RETURNING event_id
-), dg AS (
-  -- A gateway session's event: one delivery whose target (session URL, channel webhook, channel
-  -- row, merchant-wide row) is resolved at each attempt (src/domain/webhook-target.ts), queued
-  -- when any of the four exists.
-  INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at, test_clock_id)
-  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, ev.created_at, ev.created_at, upd.test_clock_id
-  FROM ev JOIN upd ON upd.id = ev.aggregate_id
-  WHERE ev.api = 'gateway' AND ev.type = ANY($21::text[])
+), tg AS MATERIALIZED (
+  -- The gateway sessions of this statement that have a webhook target (session URL, channel
+  -- webhook, channel row, merchant-wide row), each tested once: tested in dg's join, the tests ran
+  -- once per pair of event and payment (a group of n payments paid n² of them).
+  SELECT upd.id, upd.test_clock_id FROM upd
+  WHERE upd.session IS NOT NULL
     AND (upd.session->>'webhookUrl' IS NOT NULL
       OR EXISTS (SELECT 1 FROM channels c WHERE c.id = upd.channel_id AND c.webhook_url IS NOT NULL)
       OR EXISTS (SELECT 1 FROM webhook_settings ws WHERE ws.merchant_id = upd.merchant_id AND ws.api = 'gateway'
                    AND (ws.channel_id IS NULL OR ws.channel_id = upd.channel_id)))
+), dg AS (
+  -- A gateway session's event: one delivery whose target is resolved at each attempt
+  -- (src/domain/webhook-target.ts), queued when any of the four exists.
+  INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at, test_clock_id)
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, ev.created_at, ev.created_at, tg.test_clock_id
+  FROM ev JOIN tg ON tg.id = ev.aggregate_id
+  WHERE ev.api = 'gateway' AND ev.type = ANY($21::text[])
   RETURNING event_id
 )
 SELECT upd.id, (SELECT count(*) FROM (SELECT event_id FROM dl UNION ALL SELECT event_id FROM dg) d JOIN ev ON ev.id = d.event_id WHERE ev.aggregate_id = upd.id)::int AS deliveries FROM upd`;

@@ -122,17 +122,22 @@ WITH v AS (
     AND (ws.events IS NULL OR ev.type = ANY(ws.events))
   WHERE ev.api = 'merchant' AND ev.type = ANY($18::text[])
   RETURNING event_id
+), tg AS MATERIALIZED (
+  -- The gateway sessions of this statement that have a webhook target, each tested once (as in
+  -- payments-repo.ts: tested in dg's join they ran once per pair of event and payment).
+  SELECT upd.id FROM upd
+  WHERE upd.session IS NOT NULL
+    AND (upd.session->>'webhookUrl' IS NOT NULL
+      OR EXISTS (SELECT 1 FROM channels c WHERE c.id = upd.channel_id AND c.webhook_url IS NOT NULL)
+      OR EXISTS (SELECT 1 FROM webhook_settings ws WHERE ws.merchant_id = upd.merchant_id AND ws.api = 'gateway'
+                   AND (ws.channel_id IS NULL OR ws.channel_id = upd.channel_id)))
 ), dg AS (
   -- A gateway session's payment.refunded: one delivery whose target is resolved at each attempt,
   -- queued when any of the four targets exists (as in payments-repo.ts).
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
   SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, ev.created_at, ev.created_at
-  FROM ev JOIN upd ON upd.id = ev.aggregate_id
-  WHERE ev.api = 'gateway' AND ev.type = 'payment.refunded' AND upd.session IS NOT NULL
-    AND (upd.session->>'webhookUrl' IS NOT NULL
-      OR EXISTS (SELECT 1 FROM channels c WHERE c.id = upd.channel_id AND c.webhook_url IS NOT NULL)
-      OR EXISTS (SELECT 1 FROM webhook_settings ws WHERE ws.merchant_id = upd.merchant_id AND ws.api = 'gateway'
-                   AND (ws.channel_id IS NULL OR ws.channel_id = upd.channel_id)))
+  FROM ev JOIN tg ON tg.id = ev.aggregate_id
+  WHERE ev.api = 'gateway' AND ev.type = 'payment.refunded'
   RETURNING event_id
 )
 SELECT upd.id,

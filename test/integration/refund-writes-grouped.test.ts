@@ -134,3 +134,25 @@ t.test('the reads before refunds and captures: one statement for all that arrive
   const again = await reads.read({ paymentId: ps[0].id, chargeRef: false });
   t.match(again, { payment: { id: ps[0].id }, chargeRef: null, priorRefund: null }, 'only what is asked is read');
 });
+
+t.test("grouped refund outcomes of gateway sessions: each session's payment.refunded is queued only when it has a webhook target", async (t) => {
+  const session = (webhookUrl: string | null) => ({ webhookUrl, successUrl: null, cancelUrl: null, paymentMethods: null, buttonText: null, autoReturn: null, initialMethod: null });
+  const urls = ['https://shop.example/hooks/a', null, 'https://shop.example/hooks/c', null];
+  const ps = urls.map((u, i) => ({ ...make(400 + i), session: session(u) }));
+  await insertCreates(pool, ps.map((payment) => ({ payment })));
+  await pool.query("UPDATE payments SET status = 'succeeded', version = version + 1 WHERE id = ANY($1)", [ps.map((p) => p.id)]);
+  const paid = await Promise.all(ps.map(async (p) => (await findPayment(pool, p.id))!));
+  const bs = paid.map((p) => beginOf(p, null));
+  t.same(await beginRefunds(pool, bs), [true, true, true, true]);
+  const now = Date.now();
+  const out = await settleRefunds(pool, paid.map((p, i) => ({
+    next: { ...p, status: 'partially_refunded' as const, amountRefunded: 100, net: p.net - 100, pendingAttempt: null, updatedAt: now, version: p.version + 2 },
+    expectedVersion: p.version + 1, events: ['payment.refunded'],
+    refund: { id: bs[i].refund.id, status: 'succeeded' as const, failureCode: null, connectorRef: `ref-g${i}` },
+    attempt: { id: bs[i].attempt.id, status: 'succeeded' as const, result: { kind: 'succeeded' } },
+  })));
+  t.same(out, [1, 0, 1, 0], 'one delivery for each session with a webhook URL, none for the others');
+  const queued = (await pool.query(`SELECT e.aggregate_id FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+    WHERE e.aggregate_id = ANY($1) AND d.api = 'gateway' ORDER BY e.aggregate_id`, [ps.map((p) => p.id)])).rows.map((r) => r.aggregate_id);
+  t.same(queued, [ps[0].id, ps[2].id].sort(), 'the deliveries are those of the sessions with a target');
+});
