@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import type { Logger } from '../src/log.js';
 import type { Payment } from '../src/domain/payment.js';
+import { findPayment } from '../src/store/payments-repo.js';
 import type { Connectors } from '../src/connectors/index.js';
 import type { InsertOutcome, PaymentCreate, PaymentUpdate } from '../src/store/payments-repo.js';
 import type { PaymentAttemptBegin } from '../src/store/attempts-repo.js';
@@ -33,6 +34,17 @@ export interface PaymentStore {
   refundSettles: GroupWriter<RefundSettlement, number | null>;
   /** Grouped reads before a refund, capture or void: the payment, the key's object, the charge's reference. */
   reads: AttemptReads;
+  /**
+   * Grouped loads of payments an actor does not hold (null: no such payment). Each load's statement
+   * starts after it was asked for, so it sees every write committed before. Absent (tests that run
+   * handlers without threads): one query per load.
+   */
+  loads?: GroupWriter<string, Payment | null>;
+}
+
+/** The payment as Postgres holds it now: through the shard's grouped loads when it has them. */
+export function loadPayment(ctx: ActorContext, id: string): Promise<Payment | null> {
+  return ctx.payments.loads ? ctx.payments.loads.submit(id) : findPayment(ctx.db, id);
 }
 
 export interface PayoutStore {

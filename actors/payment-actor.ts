@@ -4,9 +4,8 @@
 import { fail } from '../src/errors.js';
 import { toMerchantPayment } from '../src/api/merchant-payment-view.js';
 import { createPayment, transition, type Payment } from '../src/domain/payment.js';
-import { findPayment } from '../src/store/payments-repo.js';
 import { failpoint } from '../src/failpoints.js';
-import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
+import { MAX_CONFLICT_RETRIES, loadPayment, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, ReplyOf } from './protocol.js';
 import { payNewCard } from './checkout-actor.js';
 import { clockNow } from './test-clocks/clock-now.js';
@@ -62,14 +61,14 @@ export async function handleCreateDirect(ctx: ActorContext, m: CommandOf<'paymen
 export async function handleApply(ctx: ActorContext, m: CommandOf<'payment.apply'>): Promise<ReplyOf<'payment.apply'>> {
   const { cache, updates } = ctx.payments;
   let fromCache = cache.has(m.id);
-  let state = cache.get(m.id)?.state ?? (await findPayment(ctx.db, m.id));
+  let state = cache.get(m.id)?.state ?? (await loadPayment(ctx, m.id));
   for (let attempt = 0; state && attempt <= MAX_CONFLICT_RETRIES; attempt++) {
     const result = transition(state, m.command, state.testClockId ? await clockNow(ctx, state.testClockId) : ctx.now());
     // While a connector attempt is in flight its outcome decides first (expiry waits for it).
     const refused = !result.ok ? fail(result.code, null) : state.pendingAttempt ? { ...fail('payment_attempt_in_progress'), retryAfterSeconds: 1 } : null;
     if (refused || !result.ok) {
       // A cached state may be older than a write made by another process: confirm before refusing.
-      if (fromCache) { fromCache = false; cache.delete(m.id); state = await findPayment(ctx.db, m.id); continue; }
+      if (fromCache) { fromCache = false; cache.delete(m.id); state = await loadPayment(ctx, m.id); continue; }
       return { ok: false, failure: refused! };
     }
     const deliveries = await updates.submit({ next: result.state, expectedVersion: state.version, events: result.events });
@@ -81,7 +80,7 @@ export async function handleApply(ctx: ActorContext, m: CommandOf<'payment.apply
     // Another process wrote this payment since we loaded it: reload and decide again.
     cache.delete(m.id);
     fromCache = false;
-    state = await findPayment(ctx.db, m.id);
+    state = await loadPayment(ctx, m.id);
   }
   if (!state) return { ok: false, failure: fail('payment_not_found', 'id') };
   return { ok: false, failure: fail('service_unavailable', null, 'version conflict persisted') };

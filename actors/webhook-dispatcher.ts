@@ -114,17 +114,25 @@ export class WebhookDispatcher {
       const key = d.settings?.id ?? `url:${d.targetUrl ?? d.id}`;
       this.inflight++;
       this.perEndpoint.set(key, (this.perEndpoint.get(key) ?? 0) + 1);
-      const p = this.attempt(d).catch((err: Error) => {
+      // The endpoint's slot is freed once its request has ended, before the attempt is recorded:
+      // the bound is on requests at the endpoint, and the delivery stays leased until recorded.
+      let held = true;
+      const release = (): void => {
+        if (!held) return;
+        held = false;
+        const n = (this.perEndpoint.get(key) ?? 1) - 1;
+        if (n === 0) this.perEndpoint.delete(key); else this.perEndpoint.set(key, n);
+        // A slot is free again: look for more at once rather than at the next poll (kicks coalesce,
+        // so a busy stream costs one claim per round, not one per delivery).
+        this.kick();
+      };
+      const p = this.attempt(d, release).catch((err: Error) => {
         // Recording failed (database unreachable): the lease runs out and the delivery is retried.
         this.c.log?.warn({ err, deliveryId: d.id, attempt: d.attempt }, 'webhook attempt could not be recorded; retried after its lease');
       }).finally(() => {
         this.inflight--;
-        const n = (this.perEndpoint.get(key) ?? 1) - 1;
-        if (n === 0) this.perEndpoint.delete(key); else this.perEndpoint.set(key, n);
         this.running.delete(p);
-        // A slot is free again: look for more at once rather than at the next poll (kicks coalesce,
-        // so a busy stream costs one claim per round, not one per delivery).
-        this.kick();
+        if (held) release(); else this.kick();
       });
       this.running.add(p);
     }
@@ -144,7 +152,7 @@ export class WebhookDispatcher {
   async idle(): Promise<void> { while (this.running.size > 0) await Promise.all([...this.running]); }
 
   /** Makes one attempt and records it; an exception in the attempt is recorded as a failed attempt. */
-  private async attempt(d: ClaimedDelivery): Promise<void> {
+  private async attempt(d: ClaimedDelivery, requestEnded: () => void = () => {}): Promise<void> {
     const startedAt = this.now();
     let r: { outcome: Outcome; statusCode: number | null; error: string | null; durationMs: number };
     try {
@@ -152,6 +160,8 @@ export class WebhookDispatcher {
     } catch (err) {
       this.c.log?.error({ err, deliveryId: d.id, attempt: d.attempt, eventId: d.event.id }, 'webhook attempt threw; recorded as a failed attempt');
       r = { outcome: { kind: 'failure' }, statusCode: null, error: `internal_error: ${(err as Error).message}`.slice(0, 500), durationMs: 0 };
+    } finally {
+      requestEnded();
     }
     const now = this.now();
     const next = afterAttempt(d.api, d.attempt, r.outcome, now, this.c.random);

@@ -1,0 +1,49 @@
+// WEBHOOK_ENDPOINT_CONCURRENCY bounds the requests at an endpoint: a slot is free again once its
+// request has ended, before the attempt is recorded (the delivery stays leased until then), so a
+// slow record never holds the endpoint's queue (issue 25); every attempt is still recorded, once.
+import t from 'tap';
+import type pg from 'pg';
+import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
+import { insertEventWithDelivery, upsertSettings } from '../../src/store/webhooks-repo.js';
+import { testPool } from '../helpers/env.js';
+import { startReceiver } from '../helpers/receiver.js';
+import { startTestServer } from '../helpers/server.js';
+import { until } from '../helpers/wait.js';
+
+t.test('an endpoint slot frees when its request ends; records that lag behind do not hold it', async (t) => {
+  const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0' });
+  const pool = testPool(s.srv.databaseUrl, 4);
+  t.teardown(() => pool.end());
+  const rx = await startReceiver();
+  t.teardown(() => rx.close());
+  const m = await s.merchant();
+  const { settings } = await upsertSettings(pool, { merchantId: m.id, api: 'gateway', channelId: null, url: rx.url, events: null });
+  const ids: string[] = [];
+  for (let i = 0; i < 4; i++) {
+    const { deliveryId } = await insertEventWithDelivery(pool, { merchantId: m.id, livemode: false, api: 'gateway', type: 'payment.succeeded', aggregateId: `cs_slot_${i}`, data: { i }, settingsId: settings.id });
+    ids.push(deliveryId);
+  }
+  // Records wait until the test lets them through; everything else goes to Postgres as usual.
+  let open!: () => void;
+  const opened = new Promise<void>((r) => { open = r; });
+  const gated = Object.create(pool) as pg.Pool;
+  gated.query = ((q: unknown, v?: unknown) => ((q as { name?: string } | null)?.name === 'webhook_record'
+    ? opened.then(() => pool.query(q as never, v as never))
+    : pool.query(q as never, v as never))) as pg.Pool['query'];
+  const d = new WebhookDispatcher({ db: gated, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 5000, leaseMs: 60_000, pollMs: 60_000, maxInflight: 10, perEndpoint: 2 });
+  t.teardown(async () => { open(); await d.stop(); });
+  d.start();
+
+  // Two slots, four deliveries: the last two go out while the first two are not recorded yet.
+  await until('four requests at the endpoint', () => rx.received.length >= 4, 30_000);
+  const leased = await pool.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1) AND status = 'delivering'", [ids]);
+  t.equal(leased.rows[0].n, 4, 'all four sent while none was recorded: each stays leased until its record');
+  t.equal(new Set(rx.received.map((r) => String(r.headers['x-svc-delivery']))).size, 4, 'each delivery sent once');
+
+  open();
+  await until('every attempt recorded', async () =>
+    (await pool.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE id = ANY($1) AND status = 'succeeded' AND attempts = 1", [ids])).rows[0].n === 4, 30_000);
+  const attempts = await pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE delivery_id = ANY($1)', [ids]);
+  t.equal(attempts.rows[0].n, 4, 'one recorded attempt each');
+  t.equal(rx.received.length, 4, 'and no delivery sent again');
+});
