@@ -83,7 +83,9 @@ async function waitForNoPendingPayments(databaseUrl: string, maxMs: number): Pro
   return Date.now() - started;
 }
 
-export async function runWebhookScenario(o: WebhookScenarioOptions): Promise<WebhookRun> {
+export async function runWebhookScenario(given: WebhookScenarioOptions): Promise<WebhookRun> {
+  // Statistics of the new database before each measured run (load.ts LoadParams.analyze).
+  const o = { ...given, load: { ...given.load, analyze: given.databaseUrl } };
   const serverEnv = scenarioEnv();
   let backlogDrainMs = 0;
   const receiver = spawnNode('webhook receiver', RECEIVER, { BENCH_WINDOW_MS: String(WINDOW_SECONDS * 1000) });
