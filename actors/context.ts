@@ -4,7 +4,6 @@
 import type pg from 'pg';
 import type { Logger } from '../src/log.js';
 import type { Payment } from '../src/domain/payment.js';
-import { findPayment } from '../src/store/payments-repo.js';
 import type { Connectors } from '../src/connectors/index.js';
 import type { InsertOutcome, PaymentCreate, PaymentUpdate } from '../src/store/payments-repo.js';
 import type { PaymentAttemptBegin } from '../src/store/attempts-repo.js';
@@ -32,19 +31,17 @@ export interface PaymentStore {
   refunds: GroupWriter<RefundBegin, boolean>;
   /** Grouped refund outcomes (the deliveries queued; null: version conflict). */
   refundSettles: GroupWriter<RefundSettlement, number | null>;
-  /** Grouped reads before a refund, capture or void: the payment, the key's object, the charge's reference. */
+  /** Grouped reads of payments the actors do not hold: alone (loadPayment), or with what a refund, capture or void needs first. */
   reads: AttemptReads;
-  /**
-   * Grouped loads of payments an actor does not hold (null: no such payment). Each load's statement
-   * starts after it was asked for, so it sees every write committed before. Absent (tests that run
-   * handlers without threads): one query per load.
-   */
-  loads?: GroupWriter<string, Payment | null>;
 }
 
-/** The payment as Postgres holds it now: through the shard's grouped loads when it has them. */
-export function loadPayment(ctx: ActorContext, id: string): Promise<Payment | null> {
-  return ctx.payments.loads ? ctx.payments.loads.submit(id) : findPayment(ctx.db, id);
+/**
+ * The payment as Postgres holds it now, for an actor that does not hold it: through the shard's
+ * grouped reads (an expiry sweep hands a shard hundreds at once), each statement sent after the
+ * load was asked for, so it sees every write committed before.
+ */
+export async function loadPayment(ctx: ActorContext, id: string): Promise<Payment | null> {
+  return (await ctx.payments.reads.read({ paymentId: id, chargeRef: false }))?.payment ?? null;
 }
 
 export interface PayoutStore {

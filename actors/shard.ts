@@ -7,7 +7,7 @@ import { createPool, neverSent, rolledBack } from '../src/store/db.js';
 import { fail } from '../src/errors.js';
 import { createLogger } from '../src/log.js';
 import { createConnectors } from '../src/connectors/index.js';
-import { findPayments, insertCreates, updatePayments } from '../src/store/payments-repo.js';
+import { insertCreates, updatePayments } from '../src/store/payments-repo.js';
 import { beginPaymentAttempts } from '../src/store/attempts-repo.js';
 import { beginRefunds, settleRefunds } from '../src/store/refunds-repo.js';
 import { beginPayouts, settlePayouts } from '../src/store/payouts-repo.js';
@@ -76,8 +76,6 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
       refunds: new GroupWriter((bs) => beginRefunds(db, bs), { ...writes, groupFirst: true }),
       refundSettles: new GroupWriter((ss) => settleRefunds(db, ss), { ...writes, groupFirst: true }),
       reads: new AttemptReads(db, { onError: (err, lookups) => log.error({ err, lookups }, 'grouped read before attempts failed') }),
-      // An expiry sweep hands a shard hundreds of payments it does not hold: one read for a group.
-      loads: new GroupWriter((ids) => findPayments(db, ids), { groupFirst: true }),
     },
     // A deadlock (40P01: rolled back, e.g. a recovery settling a payout of the group) is split and tried again too.
     payouts: {

@@ -1,12 +1,13 @@
-// What an attempt on an existing payment (a refund, a capture, a void) reads before it starts, in
-// one statement, and the reads of many such attempts that arrive together in one statement too
-// (a Batcher, on the worker's thread): the payment, the request's key (a refund or an attempt
+// What an actor reads of a payment it does not hold, in one statement for all the reads of a worker
+// that arrive together (a Batcher, on the worker's thread): the payment alone (an expiry, an apply),
+// or what an attempt on it (a refund, a capture, a void) needs before it starts: the payment, the request's key (a refund or an attempt
 // already made with it), the bank's reference of the charge and whether the connector refunds the
 // payment's method. One statement is one snapshot: a key's refund or attempt and the payment's move
 // it made commit together, so the payment read here always shows what the key's object did.
 import type pg from 'pg';
 import type { Payment } from '../domain/payment.js';
 import type { Refund } from '../domain/refund.js';
+import { isCheckoutId } from '../domain/ids.js';
 import { Batcher } from './batcher.js';
 import { rowToAttempt, type Attempt } from './attempts-repo.js';
 import { rowToPayment, type PaymentRow } from './payment-row.js';
@@ -85,9 +86,13 @@ export class AttemptReads {
     this.batcher = new Batcher({ load: (qs) => readBeforeAttempts(db, qs), maxBatch: o.maxBatch ?? 128, maxInflight: o.maxInflight ?? 2, onError: o.onError });
   }
 
-  /** The payment and what its attempt needs; null when the payment does not exist. */
+  /**
+   * The payment and what its attempt needs; null when the payment does not exist. Only a
+   * well-formed payment id joins a statement shared with other reads (a string Postgres refuses
+   * must not fail the reads it would travel with); no payment has another.
+   */
   read(q: BeforeAttemptQuery): Promise<BeforeAttempt | null> {
-    return this.batcher.get(q);
+    return isCheckoutId(q.paymentId) ? this.batcher.get(q) : Promise.resolve(null);
   }
 
   get stats() { return this.batcher.stats; }

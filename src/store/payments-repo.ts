@@ -121,16 +121,6 @@ export async function findPayment(db: pg.Pool, id: string): Promise<Payment | nu
   return res.rows[0] ? rowToPayment(res.rows[0]) : null;
 }
 
-/**
- * Several payments by id in one statement (an actor's grouped loads): each id's payment, or null,
- * in the order asked.
- */
-export async function findPayments(db: pg.Pool, ids: string[]): Promise<(Payment | null)[]> {
-  const res = await db.query<PaymentRow>({ name: 'payments_by_ids', text: 'SELECT * FROM payments WHERE id = ANY($1::text[])', values: [ids] });
-  const byId = new Map(res.rows.map((r) => [r.id, r]));
-  return ids.map((id) => { const r = byId.get(id); return r ? rowToPayment(r) : null; });
-}
-
 /** The latest payment with this order number, within one merchant and mode. */
 export async function findPaymentByOrder(db: pg.Pool, merchantId: string, livemode: boolean, orderId: string): Promise<Payment | null> {
   const res = await db.query<PaymentRow>({

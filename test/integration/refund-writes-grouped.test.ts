@@ -123,7 +123,7 @@ t.test('the reads before refunds and captures: one statement for all that arrive
     reads.read({ paymentId: ps[0].id, chargeRef: true, refundTermsOf: 'sandbox', refundKey: { merchantId: m.id, livemode: false, key: 'rk-read' } }),
     reads.read({ paymentId: ps[1].id, chargeRef: true, attemptScope: scope }),
     reads.read({ paymentId: ps[2].id, chargeRef: true, attemptScope: 'nobody-holds-this', refundKey: { merchantId: m.id, livemode: false, key: 'rk-free' } }),
-    reads.read({ paymentId: 'pay_doesnotexist000000000000', chargeRef: true }),
+    reads.read({ paymentId: paymentId(Date.now()), chargeRef: true }),
   ]);
   t.same(statements, ['before_attempts'], 'four reads, one statement');
   t.match(r0, { payment: { id: ps[0].id, pendingAttempt: keyed.attempt.id, version: ps[0].version + 1 }, chargeRef: 'bank-ref-0', refundSupported: true,
@@ -131,6 +131,8 @@ t.test('the reads before refunds and captures: one statement for all that arrive
   t.match(r1, { payment: { id: ps[1].id }, chargeRef: null, priorRefund: null, priorAttempt: { id: capId, status: 'started', requestHash: 'h-cap', aggregateId: ps[1].id } });
   t.match(r2, { payment: { id: ps[2].id }, chargeRef: null, priorRefund: null, priorAttempt: null });
   t.equal(missing, null, 'a payment that does not exist is null');
+  t.equal(await reads.read({ paymentId: "pay_'\u0000", chargeRef: true }), null, 'a malformed id is null, without a statement');
+  t.same(statements, ['before_attempts'], 'still one statement');
   const again = await reads.read({ paymentId: ps[0].id, chargeRef: false });
   t.match(again, { payment: { id: ps[0].id }, chargeRef: null, priorRefund: null }, 'only what is asked is read');
 });
