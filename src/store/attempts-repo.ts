@@ -3,6 +3,16 @@
 // outcome is written by the payment's own update (payments-repo), in the statement that moves the payment.
 import type pg from 'pg';
 
+/**
+ * The test that an attempt found by its id is still started, for the statements that settle it.
+ * Spelled with COLLATE "C" (the same test for a text column: equality is bytewise in any
+ * deterministic collation) so that the planner cannot prove it matches the predicate of the partial
+ * index of started attempts (connector_attempts_started) and finds the row by its primary key. That
+ * index keeps an entry for every attempt ever started until vacuum removes it, and a grouped
+ * settlement that scanned it once per row spent 1.6 ms per row under load (auto_explain, issue 25).
+ */
+export const stillStarted = (alias: string): string => `${alias}.status = 'started' COLLATE "C"`;
+
 export interface AttemptStart {
   id: string;
   operation: string;
@@ -102,7 +112,7 @@ export async function abandonAttempt(db: pg.Pool, id: string, why: string): Prom
   await db.query({
     name: 'attempt_abandon',
     text: `UPDATE connector_attempts SET status = 'abandoned', result = jsonb_build_object('reason', $2::text), updated_at = now()
-           WHERE id = $1 AND status = 'started'`,
+           WHERE id = $1 AND ${stillStarted('connector_attempts')}`,
     values: [id, why],
   });
 }
@@ -116,7 +126,7 @@ export async function shortenRecoveryLeases(db: pg.Pool, ids: string[], seconds:
   const res = await db.query({
     name: 'attempts_recover_soon',
     text: `UPDATE connector_attempts SET recover_lease = LEAST(recover_lease, now() + make_interval(secs => $2))
-           WHERE id = ANY($1::text[]) AND status = 'started'`,
+           WHERE id = ANY($1::text[]) AND ${stillStarted('connector_attempts')}`,
     values: [ids, seconds],
   });
   return res.rowCount ?? 0;

@@ -7,7 +7,7 @@ import type { CheckoutState } from '../domain/checkout.js';
 import { GATEWAY_DELIVERABLE, MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
 import { INSERT_COLUMNS, paymentToRecord, rowToPayment, type PaymentRow } from './payment-row.js';
 import { due } from './test-clocks-repo.js';
-import type { AttemptStart } from './attempts-repo.js';
+import { stillStarted, type AttemptStart } from './attempts-repo.js';
 
 const COLUMNS = INSERT_COLUMNS.join(', ');
 
@@ -175,7 +175,7 @@ WITH v AS (
   WHERE l.id = x.link_id
 ), att AS (
   UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
-  FROM v JOIN upd ON upd.id = v.id WHERE a.id = v.att_id AND a.status = 'started'
+  FROM v JOIN upd ON upd.id = v.id WHERE a.id = v.att_id AND ${stillStarted('a')}
 ), ev AS (
   INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
   SELECT e.eid, upd.merchant_id, upd.livemode, CASE WHEN upd.session IS NULL THEN 'merchant' ELSE 'gateway' END, e.type, upd.id, to_jsonb(upd), upd.updated_at

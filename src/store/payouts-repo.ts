@@ -8,7 +8,7 @@
 import type pg from 'pg';
 import { eventId } from '../domain/ids.js';
 import type { MaskedDestination, Payout, PayoutFailure, PayoutStatus } from '../domain/payout.js';
-import type { AttemptStart } from './attempts-repo.js';
+import { stillStarted, type AttemptStart } from './attempts-repo.js';
 
 const iso = (v: number) => new Date(v).toISOString();
 const ms = (v: Date | string): number => (v instanceof Date ? v.getTime() : Date.parse(v));
@@ -156,7 +156,7 @@ WITH v AS (
   RETURNING p.id, p.merchant_id, p.livemode, p.currency, p.amount, p.status, p.updated_at
 ), att AS (
   UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
-  FROM upd JOIN v ON v.id = upd.id WHERE a.id = v.att_id AND a.status = 'started'
+  FROM upd JOIN v ON v.id = upd.id WHERE a.id = v.att_id AND ${stillStarted('a')}
 ), back AS (
   SELECT merchant_id, livemode, currency, sum(amount)::bigint AS total FROM upd WHERE status = 'failed' GROUP BY merchant_id, livemode, currency
 ), lk AS (

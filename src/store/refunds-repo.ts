@@ -9,7 +9,7 @@ import { eventId } from '../domain/ids.js';
 import type { Payment } from '../domain/payment.js';
 import type { Refund } from '../domain/refund.js';
 import { MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
-import type { AttemptStart } from './attempts-repo.js';
+import { stillStarted, type AttemptStart } from './attempts-repo.js';
 import { rowToRefund, type RefundRow } from './refund-row.js';
 
 const iso = (v: number) => new Date(v).toISOString();
@@ -101,7 +101,7 @@ WITH v AS (
   RETURNING r.*
 ), att AS (
   UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
-  FROM upd JOIN v ON v.pid = upd.id WHERE a.id = v.att_id AND a.status = 'started'
+  FROM upd JOIN v ON v.pid = upd.id WHERE a.id = v.att_id AND ${stillStarted('a')}
 ), ev AS (
   INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
   SELECT e.eid, upd.merchant_id, upd.livemode, CASE WHEN e.type = 'payment.refunded' THEN 'gateway' ELSE 'merchant' END,
@@ -186,7 +186,7 @@ export async function dropRefund(db: pg.Pool, paymentId: string, expectedVersion
            ), del AS (
              DELETE FROM refunds r USING upd WHERE r.attempt_id = $3 AND r.payment_id = upd.id AND r.status = 'pending'
            ), att AS (
-             UPDATE connector_attempts a SET status = $4, result = $5, updated_at = now() FROM upd WHERE a.id = $3 AND a.status = 'started'
+             UPDATE connector_attempts a SET status = $4, result = $5, updated_at = now() FROM upd WHERE a.id = $3 AND ${stillStarted('a')}
            )
            SELECT id FROM upd`,
     values: [paymentId, expectedVersion, attemptId, attemptStatus, JSON.stringify(result)],

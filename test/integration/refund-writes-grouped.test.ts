@@ -11,6 +11,7 @@ import { rolledBack } from '../../src/store/db.js';
 import { findPayment, insertCreates } from '../../src/store/payments-repo.js';
 import { beginRefunds, settleRefunds, type RefundBegin } from '../../src/store/refunds-repo.js';
 import { AttemptReads } from '../../src/store/attempt-reads.js';
+import { stillStarted } from '../../src/store/attempts-repo.js';
 import { createPayment } from '../../src/domain/payment.js';
 import type { Refund } from '../../src/domain/refund.js';
 import { paymentId, prefixedId } from '../../src/domain/ids.js';
@@ -157,4 +158,28 @@ t.test("grouped refund outcomes of gateway sessions: each session's payment.refu
   const queued = (await pool.query(`SELECT e.aggregate_id FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
     WHERE e.aggregate_id = ANY($1) AND d.api = 'gateway' ORDER BY e.aggregate_id`, [ps.map((p) => p.id)])).rows.map((r) => r.aggregate_id);
   t.same(queued, [ps[0].id, ps[2].id].sort(), 'the deliveries are those of the sessions with a target');
+});
+
+t.test('a grouped settlement records the outcome only on an attempt still started (found by its id, not by a scan of the started ones)', async (t) => {
+  const ps = Array.from({ length: 2 }, (_, i) => make(500 + i));
+  await insertCreates(pool, ps.map((payment) => ({ payment })));
+  await pool.query("UPDATE payments SET status = 'succeeded', version = version + 1 WHERE id = ANY($1)", [ps.map((p) => p.id)]);
+  const paid = await Promise.all(ps.map(async (p) => (await findPayment(pool, p.id))!));
+  const bs = paid.map((p) => beginOf(p, null));
+  t.same(await beginRefunds(pool, bs), [true, true]);
+  // Something closed the second attempt behind the payment's back (a bug elsewhere): its row keeps what it says.
+  await pool.query("UPDATE connector_attempts SET status = 'abandoned', result = '{\"reason\":\"test\"}' WHERE id = $1", [bs[1].attempt.id]);
+  const now = Date.now();
+  await settleRefunds(pool, paid.map((p, i) => ({
+    next: { ...p, status: 'partially_refunded' as const, amountRefunded: 100, net: p.net - 100, pendingAttempt: null, updatedAt: now, version: p.version + 2 },
+    expectedVersion: p.version + 1, events: [],
+    refund: { id: bs[i].refund.id, status: 'succeeded' as const, failureCode: null, connectorRef: `ref-s${i}` },
+    attempt: { id: bs[i].attempt.id, status: 'succeeded' as const, result: { kind: 'succeeded' } },
+  })));
+  const rows = (await pool.query('SELECT id, status FROM connector_attempts WHERE id = ANY($1)', [bs.map((b) => b.attempt.id)])).rows;
+  t.same(rows.find((r) => r.id === bs[0].attempt.id)?.status, 'succeeded', 'the started attempt records its outcome');
+  t.same(rows.find((r) => r.id === bs[1].attempt.id)?.status, 'abandoned', 'the closed one is left as it was');
+  const plan = (await pool.query(`EXPLAIN UPDATE connector_attempts a SET updated_at = now() FROM unnest($1::text[]) AS v(att_id)
+    WHERE a.id = v.att_id AND ${stillStarted('a')}`, [bs.map((b) => b.attempt.id)])).rows.map((r) => r['QUERY PLAN']).join('\n');
+  t.notMatch(plan, /connector_attempts_started/, 'the started-attempts index is never the way to an attempt by its id');
 });
