@@ -168,6 +168,13 @@ const CLASSES: Record<string, Case[]> = {
     { name: 'checkout session get: NUL in the id', api: 'gateway', method: 'GET', path: '/v2/payments/checkout/cs_a%00b', auth: secret.key, status: 400, code: 'validation_error', param: 'path' },
     { name: 'checkout session get: a 10,000-character id', api: 'gateway', method: 'GET', path: `/v2/payments/checkout/cs_${'a'.repeat(10_000)}`, auth: secret.key, status: 404, code: 'checkout_session_not_found', param: 'id' },
     { name: 'checkout cancel: NUL in the id', api: 'gateway', method: 'POST', path: '/checkout/cs_a%00b/cancel', raw: '{}', status: 400, code: 'validation_error', param: 'path' },
+    // The gateway payment's lookups by id (grouped reads, issue 25): no hostile id joins a shared statement or reaches the actor.
+    { name: 'gateway payment get: NUL in the id', api: 'gateway', method: 'GET', path: '/v2/payments/cs_a%00b', auth: secret.key, status: 400, code: 'validation_error', param: 'path' },
+    { name: 'gateway payment get: a lone surrogate in the id', api: 'gateway', method: 'GET', path: '/v2/payments/cs_%ED%A0%80', auth: secret.key, status: 404, code: 'payment_not_found', param: 'id' },
+    { name: 'gateway payment get: __proto__ as the id', api: 'gateway', method: 'GET', path: '/v2/payments/__proto__', auth: secret.key, status: 404, code: 'payment_not_found', param: 'id' },
+    { name: 'gateway payment get: a 10,000-character id', api: 'gateway', method: 'GET', path: `/v2/payments/cs_${'a'.repeat(10_000)}`, auth: secret.key, status: 404, code: 'payment_not_found', param: 'id' },
+    { name: 'gateway capture: an id of the right shape that no payment has', api: 'gateway', method: 'POST', path: '/v2/payments/cs_000000000000000000000000/capture', auth: secret.key, raw: '{}', status: 404, code: 'payment_not_found', param: 'id' },
+    { name: 'gateway refund: a lone surrogate in the id', api: 'gateway', method: 'POST', path: '/v2/payments/cs_%ED%A0%80/refund', auth: secret.key, raw: '{"amount":100}', status: 404, code: 'payment_not_found', param: 'id' },
     OP('NUL in a merchant id', 'GET', '/internal/merchants/a%00b', undefined, 400, 'url_invalid', 'path'),
     OP('NUL in an SBP member id', 'DELETE', '/internal/sbp/members/1000000001%001', undefined, 400, 'url_invalid', 'path'),
     { name: 'sbp: NUL in the popular limit', api: 'gateway', method: 'GET', path: '/sbp/members/popular?limit=1%00', status: 400, code: 'validation_error', param: 'limit' },

@@ -12,7 +12,7 @@ import { findPayment, insertCreates } from '../../src/store/payments-repo.js';
 import { beginRefunds, settleRefunds, type RefundBegin } from '../../src/store/refunds-repo.js';
 import { AttemptReads } from '../../src/store/attempt-reads.js';
 import { stillStarted } from '../../src/store/attempts-repo.js';
-import { createPayment } from '../../src/domain/payment.js';
+import { createPayment, type Payment } from '../../src/domain/payment.js';
 import type { Refund } from '../../src/domain/refund.js';
 import { paymentId, prefixedId } from '../../src/domain/ids.js';
 import { startTestServer } from '../helpers/server.js';
@@ -35,6 +35,27 @@ function beginOf(p: { id: string; version: number }, key: string | null, version
   };
   return { expectedVersion: p.version + versionOffset, attempt: { id: attemptId, operation: 'refund', connector: 'sandbox', amount: 100, currency: 'AZN', context: { refundId: refund.id } }, refund };
 }
+
+/**
+ * Payments made, paid (as a refund needs; the statements check versions and attempts only) and each
+ * with a pending refund begun: the paid rows and their begins.
+ */
+async function paidWithPendingRefunds(ps: Payment[]): Promise<{ paid: Payment[]; bs: RefundBegin[] }> {
+  await insertCreates(pool, ps.map((payment) => ({ payment })));
+  await pool.query("UPDATE payments SET status = 'succeeded', version = version + 1 WHERE id = ANY($1)", [ps.map((p) => p.id)]);
+  const paid = await Promise.all(ps.map(async (p) => (await findPayment(pool, p.id))!));
+  const bs = paid.map((p) => beginOf(p, null));
+  if ((await beginRefunds(pool, bs)).some((ok) => !ok)) throw new Error('a refund did not begin');
+  return { paid, bs };
+}
+
+/** The outcome of a refund of 100 that the bank made, on the payment as paidWithPendingRefunds left it. */
+const refunded = (p: Payment, b: RefundBegin, events: string[], now: number, versionOffset = 0) => ({
+  next: { ...p, status: 'partially_refunded' as const, amountRefunded: 100, net: p.net - 100, pendingAttempt: null, updatedAt: now, version: p.version + 2 },
+  expectedVersion: p.version + 1 + versionOffset, events,
+  refund: { id: b.refund.id, status: 'succeeded' as const, failureCode: null, connectorRef: `ref-${b.refund.id}` },
+  attempt: { id: b.attempt.id, status: 'succeeded' as const, result: { kind: 'succeeded' } },
+});
 
 t.test('grouped refund begins: one statement; a stale row and a taken key fail alone, the others recorded with their keys', async (t) => {
   const ps = Array.from({ length: 7 }, (_, i) => make(i));
@@ -76,25 +97,19 @@ t.test('grouped refund begins: one statement; a stale row and a taken key fail a
 
 t.test('grouped refund outcomes: each on its own version; a succeeded, a failed and a stale one in one statement', async (t) => {
   const ps = Array.from({ length: 3 }, (_, i) => make(200 + i));
-  await insertCreates(pool, ps.map((payment) => ({ payment })));
-  // Paid payments, as a refund needs (the statement itself checks versions and attempts only).
-  await pool.query("UPDATE payments SET status = 'succeeded', version = version + 1 WHERE id = ANY($1)", [ps.map((p) => p.id)]);
-  const paid = await Promise.all(ps.map(async (p) => (await findPayment(pool, p.id))!));
-  const bs = paid.map((p) => beginOf(p, null));
-  t.same(await beginRefunds(pool, bs), [true, true, true]);
+  const { paid, bs } = await paidWithPendingRefunds(ps);
   const now = Date.now();
-  const settlement = (i: number, ok: boolean, versionOffset = 0) => ({
-    next: { ...paid[i], status: ok ? 'partially_refunded' as const : paid[i].status, amountRefunded: ok ? 100 : 0, net: ok ? paid[i].net - 100 : paid[i].net,
-      pendingAttempt: null, updatedAt: now, version: paid[i].version + 2 },
-    expectedVersion: paid[i].version + 1 + versionOffset, events: ok ? ['refund.succeeded'] : [],
-    refund: { id: bs[i].refund.id, status: ok ? 'succeeded' as const : 'failed' as const, failureCode: ok ? null : 'refund_declined', connectorRef: ok ? `ref-${i}` : null },
-    attempt: { id: bs[i].attempt.id, status: ok ? 'succeeded' as const : 'failed' as const, result: { kind: ok ? 'succeeded' : 'failed' } },
+  const settlement = (i: number, ok: boolean, versionOffset = 0) => (ok ? refunded(paid[i], bs[i], ['refund.succeeded'], now, versionOffset) : {
+    next: { ...paid[i], pendingAttempt: null, updatedAt: now, version: paid[i].version + 2 },
+    expectedVersion: paid[i].version + 1 + versionOffset, events: [],
+    refund: { id: bs[i].refund.id, status: 'failed' as const, failureCode: 'refund_declined', connectorRef: null },
+    attempt: { id: bs[i].attempt.id, status: 'failed' as const, result: { kind: 'failed' } },
   });
   const out = await settleRefunds(pool, [settlement(0, true), settlement(1, false), settlement(2, true, 3)]);
   t.same(out, [0, 0, null], 'two recorded (no webhook endpoint: no deliveries), the stale one refused');
   const refunds = (await pool.query('SELECT id, status, failure_code, connector_ref FROM refunds WHERE id = ANY($1) ORDER BY id', [bs.map((b) => b.refund.id)])).rows;
   const of = (i: number) => refunds.find((r) => r.id === bs[i].refund.id);
-  t.match(of(0), { status: 'succeeded', connector_ref: 'ref-0' });
+  t.match(of(0), { status: 'succeeded', connector_ref: `ref-${bs[0].refund.id}` });
   t.match(of(1), { status: 'failed', failure_code: 'refund_declined' });
   t.match(of(2), { status: 'pending' }, 'the stale one is still pending, for recovery or its actor to settle');
   t.match(await findPayment(pool, ps[0].id), { status: 'partially_refunded', amountRefunded: 100, pendingAttempt: null });
@@ -142,18 +157,9 @@ t.test("grouped refund outcomes of gateway sessions: each session's payment.refu
   const session = (webhookUrl: string | null) => ({ webhookUrl, successUrl: null, cancelUrl: null, paymentMethods: null, buttonText: null, autoReturn: null, initialMethod: null });
   const urls = ['https://shop.example/hooks/a', null, 'https://shop.example/hooks/c', null];
   const ps = urls.map((u, i) => ({ ...make(400 + i), session: session(u) }));
-  await insertCreates(pool, ps.map((payment) => ({ payment })));
-  await pool.query("UPDATE payments SET status = 'succeeded', version = version + 1 WHERE id = ANY($1)", [ps.map((p) => p.id)]);
-  const paid = await Promise.all(ps.map(async (p) => (await findPayment(pool, p.id))!));
-  const bs = paid.map((p) => beginOf(p, null));
-  t.same(await beginRefunds(pool, bs), [true, true, true, true]);
+  const { paid, bs } = await paidWithPendingRefunds(ps);
   const now = Date.now();
-  const out = await settleRefunds(pool, paid.map((p, i) => ({
-    next: { ...p, status: 'partially_refunded' as const, amountRefunded: 100, net: p.net - 100, pendingAttempt: null, updatedAt: now, version: p.version + 2 },
-    expectedVersion: p.version + 1, events: ['payment.refunded'],
-    refund: { id: bs[i].refund.id, status: 'succeeded' as const, failureCode: null, connectorRef: `ref-g${i}` },
-    attempt: { id: bs[i].attempt.id, status: 'succeeded' as const, result: { kind: 'succeeded' } },
-  })));
+  const out = await settleRefunds(pool, paid.map((p, i) => refunded(p, bs[i], ['payment.refunded'], now)));
   t.same(out, [1, 0, 1, 0], 'one delivery for each session with a webhook URL, none for the others');
   const queued = (await pool.query(`SELECT e.aggregate_id FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
     WHERE e.aggregate_id = ANY($1) AND d.api = 'gateway' ORDER BY e.aggregate_id`, [ps.map((p) => p.id)])).rows.map((r) => r.aggregate_id);
@@ -162,20 +168,11 @@ t.test("grouped refund outcomes of gateway sessions: each session's payment.refu
 
 t.test('a grouped settlement records the outcome only on an attempt still started (found by its id, not by a scan of the started ones)', async (t) => {
   const ps = Array.from({ length: 2 }, (_, i) => make(500 + i));
-  await insertCreates(pool, ps.map((payment) => ({ payment })));
-  await pool.query("UPDATE payments SET status = 'succeeded', version = version + 1 WHERE id = ANY($1)", [ps.map((p) => p.id)]);
-  const paid = await Promise.all(ps.map(async (p) => (await findPayment(pool, p.id))!));
-  const bs = paid.map((p) => beginOf(p, null));
-  t.same(await beginRefunds(pool, bs), [true, true]);
+  const { paid, bs } = await paidWithPendingRefunds(ps);
   // Something closed the second attempt behind the payment's back (a bug elsewhere): its row keeps what it says.
   await pool.query("UPDATE connector_attempts SET status = 'abandoned', result = '{\"reason\":\"test\"}' WHERE id = $1", [bs[1].attempt.id]);
   const now = Date.now();
-  await settleRefunds(pool, paid.map((p, i) => ({
-    next: { ...p, status: 'partially_refunded' as const, amountRefunded: 100, net: p.net - 100, pendingAttempt: null, updatedAt: now, version: p.version + 2 },
-    expectedVersion: p.version + 1, events: [],
-    refund: { id: bs[i].refund.id, status: 'succeeded' as const, failureCode: null, connectorRef: `ref-s${i}` },
-    attempt: { id: bs[i].attempt.id, status: 'succeeded' as const, result: { kind: 'succeeded' } },
-  })));
+  await settleRefunds(pool, paid.map((p, i) => refunded(p, bs[i], [], now)));
   const rows = (await pool.query('SELECT id, status FROM connector_attempts WHERE id = ANY($1)', [bs.map((b) => b.attempt.id)])).rows;
   t.same(rows.find((r) => r.id === bs[0].attempt.id)?.status, 'succeeded', 'the started attempt records its outcome');
   t.same(rows.find((r) => r.id === bs[1].attempt.id)?.status, 'abandoned', 'the closed one is left as it was');
