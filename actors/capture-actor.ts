@@ -11,6 +11,7 @@ import type { CaptureResult, UnknownAttempt } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
 import { abandonAttempt, attemptKeyTaken, type Attempt, type AttemptKey } from '../src/store/attempts-repo.js';
 import { findPayment, type AttemptSettlement } from '../src/store/payments-repo.js';
+import { inScope, type PaymentScope } from '../src/domain/payment-scope.js';
 import { startAttempt } from './attempt-protocol.js';
 import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
 import type { CommandOf, Failed, ReplyOf } from './protocol.js';
@@ -29,7 +30,9 @@ export const HOLD_WAIT_MS = 3_000;
 
 const failed = (f: ApiFailure): Failed => ({ ok: false, failure: f });
 const persisted = (): Failed => failed(fail('service_unavailable', null, 'version conflict persisted'));
-const refusal = (code: TransitionErrorCode): Failed => failed(fail(code, code === 'capture_amount_invalid' ? 'amount' : null));
+/** The state machine's refusal; an amount over the authorization names the most that can be captured. */
+const refusal = (code: TransitionErrorCode, p: Payment): Failed =>
+  failed(code === 'capture_amount_invalid' ? fail(code, 'amount', `at most ${p.amount}`) : fail(code));
 
 const settlementOf = (id: string, r: CaptureResult | UnknownAttempt): AttemptSettlement => ({
   id, result: r, status: r.kind === 'succeeded' ? 'succeeded' : r.kind === 'unknown_attempt' ? 'abandoned' : 'failed',
@@ -82,16 +85,21 @@ function answerOfKey(p: Payment, cmd: HoldCommand, a: Attempt): HoldReply {
   return r && typeof r === 'object' && 'kind' in r ? refused(cmd, r) : failed(fail(cmd.type === 'capture' ? 'capture_failed' : 'cancel_failed'));
 }
 
-/** Steps 1-3 for a capture or a void, waiting a little for an attempt of this payment in flight elsewhere. */
-async function run(ctx: ActorContext, id: string, cmd: HoldCommand, key: AttemptKey | undefined): Promise<HoldReply> {
+/**
+ * Steps 1-3 for a capture or a void, waiting a little for an attempt of this payment in flight
+ * elsewhere. A payment outside `scope` (when given) is not found, before anything is recorded.
+ */
+async function run(ctx: ActorContext, id: string, cmd: HoldCommand, key: AttemptKey | undefined, scope: PaymentScope | undefined): Promise<HoldReply> {
   const waitUntil = ctx.now() + HOLD_WAIT_MS;
   let conflicts = 0;
   for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    // The payment, the key's attempt and the authorization's reference: one read, one snapshot,
-    // grouped with the worker's other such reads (store/attempt-reads.ts).
-    const seen = await ctx.payments.reads.read({ paymentId: id, chargeRef: true, attemptScope: key?.scope });
-    if (!seen) return failed(fail('payment_not_found', 'id'));
+    // The payment, the key's attempt and the authorization's reference (and for the gateway what
+    // its view adds): one read, one snapshot, grouped with the worker's other such reads
+    // (store/attempt-reads.ts).
+    const seen = await ctx.payments.reads.read({ paymentId: id, chargeRef: true, attemptScope: key?.scope, gatewayView: scope?.gateway !== undefined });
+    if (!seen || (scope && !inScope(seen.payment, scope))) return failed(fail('payment_not_found', 'id'));
     const p = seen.payment;
+    const viewed = (r: HoldReply): HoldReply => (r.ok && seen.view ? { ...r, view: seen.view } : r);
     // The key before any rule: an attempt already started with it is the answer. Its outcome and the
     // payment's move it made commit in one statement, so the payment of the same snapshot shows that
     // change (the simulator's seed 3 once saw a cancel replayed as authorized from two reads).
@@ -99,7 +107,7 @@ async function run(ctx: ActorContext, id: string, cmd: HoldCommand, key: Attempt
     if (prior) {
       if (prior.requestHash !== key!.hash || prior.aggregateId !== id) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
       markCommitted(ctx); // the key holds an attempt: no later failure may say "nothing happened"
-      if (prior.status !== 'started') return answerOfKey(p, cmd, prior);
+      if (prior.status !== 'started') return viewed(answerOfKey(p, cmd, prior));
       // The key's first request is still running (here or in another process), or awaits recovery.
       if (ctx.now() + pause > waitUntil) return failed({ ...fail('idempotency_key_in_use'), retryAfterSeconds: 1 });
       await sleep(pause);
@@ -107,7 +115,7 @@ async function run(ctx: ActorContext, id: string, cmd: HoldCommand, key: Attempt
     }
     // The pure machine decides next: the wrong state or amount is refused with nothing recorded.
     const planned = transition(p, cmd, ctx.now());
-    if (!planned.ok) return refusal(planned.code);
+    if (!planned.ok) return refusal(planned.code, p);
     if (!p.pendingAttempt) {
       const amount = cmd.type === 'capture' ? cmd.amount ?? p.amount : p.amount;
       const authRef = seen.chargeRef;
@@ -128,7 +136,7 @@ async function run(ctx: ActorContext, id: string, cmd: HoldCommand, key: Attempt
       });
       if (started.kind === 'no_answer') return failed({ ...fail('outcome_unknown'), retryAfterSeconds: 2 });
       if (started.kind === 'answered') {
-        return settle(ctx, { ...p, version: p.version + 1, pendingAttempt: started.attemptId }, started.attemptId, cmd, started.result, key?.requestId ?? null);
+        return viewed(await settle(ctx, { ...p, version: p.version + 1, pendingAttempt: started.attemptId }, started.attemptId, cmd, started.result, key?.requestId ?? null));
       }
       // Lost the version race (or the key): decide again from what is now committed.
       if (!keyTaken && ++conflicts > MAX_CONFLICT_RETRIES) return persisted();
@@ -142,11 +150,11 @@ async function run(ctx: ActorContext, id: string, cmd: HoldCommand, key: Attempt
 }
 
 export function handleCapture(ctx: ActorContext, m: CommandOf<'payment.capture'>): Promise<HoldReply> {
-  return run(ctx, m.id, m.amount === null ? { type: 'capture' } : { type: 'capture', amount: m.amount }, m.key);
+  return run(ctx, m.id, m.amount === null ? { type: 'capture' } : { type: 'capture', amount: m.amount }, m.key, m.scope);
 }
 
 export function handleVoid(ctx: ActorContext, m: CommandOf<'payment.void'>): Promise<ReplyOf<'payment.void'>> {
-  return run(ctx, m.id, { type: 'void', expired: m.expired }, m.key);
+  return run(ctx, m.id, { type: 'void', expired: m.expired }, m.key, m.scope);
 }
 
 /** The command a recorded capture or void attempt stands for (from its stored context). */

@@ -10,6 +10,8 @@ import type { RedirectWallet } from '../src/domain/methods.js';
 import type { WebhookConfig } from '../src/config.js';
 import type { DbTimeouts } from '../src/store/db.js';
 import type { AttemptKey } from '../src/store/attempts-repo.js';
+import type { GatewayViewExtras } from '../src/store/attempt-reads.js';
+import type { PaymentScope } from '../src/domain/payment-scope.js';
 import type { Link, LinkCreateContext, NewLink } from '../src/domain/link.js';
 import type { MetricsJson } from './worker-metrics.js';
 import type { FeeSettings } from '../src/domain/money.js';
@@ -45,10 +47,14 @@ export type PaymentMessage =
  * attempt protocol (actors/capture-actor.ts). `expired`: the expiry sweep voids a lapsed hold.
  */
 export type HoldMessage =
-  | { kind: 'payment.capture'; id: string; amount: number | null; key?: AttemptKey }
-  | { kind: 'payment.void'; id: string; expired: boolean; key?: AttemptKey };
-/** A capture or cancel's answer: the payment as it stands, and the request that made the change (a key's first request, on a replay). */
-export interface HoldResult { payment: Payment; replayed: boolean; requestId: string | null }
+  | { kind: 'payment.capture'; id: string; amount: number | null; key?: AttemptKey; scope?: PaymentScope }
+  | { kind: 'payment.void'; id: string; expired: boolean; key?: AttemptKey; scope?: PaymentScope };
+/**
+ * A capture or cancel's answer: the payment as it stands, and the request that made the change (a
+ * key's first request, on a replay). `view`, when the command had a gateway scope: what the
+ * gateway's view adds, read with the payment before the attempt (a capture or void changes none of it).
+ */
+export interface HoldResult { payment: Payment; replayed: boolean; requestId: string | null; view?: GatewayViewExtras }
 
 /** The checkout of a payment (addressed by the payment's id): every acquirer call goes through here. */
 export type CheckoutMessage =
@@ -80,8 +86,9 @@ export interface LinkPayResult { link: Link; payment: Payment }
 
 // Refunds (issue 10): run by the payment's actor (addressed by the payment's id), so the refund row,
 // the payment's move and the attempt share the payment's mailbox and version check.
+/** The refund's payment must be in `scope`'s merchant and mode (and gateway terms, when set), else it is not found. */
 export interface RefundRequest {
-  merchantId: string; livemode: boolean; amount: number | null; reason: string | null;
+  merchantId: string; livemode: boolean; gateway?: PaymentScope['gateway']; amount: number | null; reason: string | null;
   requestId: string; idempotencyKey: string | null; requestHash: string | null;
 }
 export type RefundMessage = { kind: 'payment.refund'; id: string; request: RefundRequest };

@@ -14,6 +14,7 @@ import { fail, type ApiFailure } from '../src/errors.js';
 import type { Attempt } from '../src/store/attempts-repo.js';
 import { abandonAttempt } from '../src/store/attempts-repo.js';
 import { findPayment } from '../src/store/payments-repo.js';
+import { inScope } from '../src/domain/payment-scope.js';
 import { dropRefund, findRefundByAttempt, refundKeyTaken } from '../src/store/refunds-repo.js';
 import { startAttempt } from './attempt-protocol.js';
 import { MAX_CONFLICT_RETRIES, markCommitted, remember, type ActorContext } from './context.js';
@@ -122,8 +123,9 @@ export async function handleRefund(ctx: ActorContext, m: CommandOf<'payment.refu
       paymentId: m.id, chargeRef: true, refundTermsOf: ctx.connectors(q.livemode).name,
       refundKey: q.idempotencyKey ? { merchantId: q.merchantId, livemode: q.livemode, key: q.idempotencyKey } : undefined,
     });
-    const p = seen?.payment;
-    if (!seen || !p || p.merchantId !== q.merchantId || p.livemode !== q.livemode) return failed(fail('payment_not_found', 'id'));
+    // A payment outside the request's scope is not found, before anything is recorded.
+    if (!seen || !inScope(seen.payment, q)) return failed(fail('payment_not_found', 'id'));
+    const p = seen.payment;
     // The key before any rule: a refund already made with it is the answer (Postgres is the
     // arbiter). Read in the payment's snapshot, so that a refund whose effect the payment already
     // shows (committed by another process) is surely found here: its row commits with it.

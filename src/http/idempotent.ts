@@ -44,12 +44,23 @@ export function replay(ctx: Ctx, a: StoredAnswer): void {
 
 /** Runs `create` (whose actor arbitrates the key in Postgres), answering replays and conflicts in the envelope. */
 export async function runIdempotent(ctx: Ctx, s: Services, req: IdempotentRequest, create: () => Promise<CreateOutcome>): Promise<void> {
-  if (req.key === null) {
-    const out = await create();
-    return 'failure' in out ? sendFailure(ctx, out.failure) : sendJson(ctx, out.answer.status, out.answer.body);
-  }
-  failpoint('after-idempotency-claim'); // the name of the point before the create (no claim is made any more)
+  await runIdempotentIfFound(ctx, s, req, create);
+}
+
+/**
+ * As runIdempotent, for a `create` that may answer null: its object was not found and nothing was
+ * recorded, so nothing is answered and the caller may try another way (false).
+ */
+export async function runIdempotentIfFound(ctx: Ctx, s: Services, req: IdempotentRequest, create: () => Promise<CreateOutcome | null>): Promise<boolean> {
+  if (req.key !== null) failpoint('after-idempotency-claim'); // the name of the point before the create (no claim is made any more)
   const out = await create();
+  if (out === null) return false;
+  await answer(ctx, s, req, out);
+  return true;
+}
+
+async function answer(ctx: Ctx, s: Services, req: IdempotentRequest, out: CreateOutcome): Promise<void> {
+  if (req.key === null) return 'failure' in out ? sendFailure(ctx, out.failure) : sendJson(ctx, out.answer.status, out.answer.body);
   if ('failure' in out) return sendFailure(ctx, out.failure);
   if (!out.replayed) {
     if (!out.cached && !out.uncached) s.idempotency.remember(req.scope, req.hash, out.answer);

@@ -10,7 +10,9 @@ import type { Refund } from '../domain/refund.js';
 import { isCheckoutId } from '../domain/ids.js';
 import { Batcher } from './batcher.js';
 import { rowToAttempt, type Attempt } from './attempts-repo.js';
-import { rowToPayment, type PaymentRow } from './payment-row.js';
+import type { CheckoutState } from '../domain/checkout.js';
+import { rowToCheckout, type CheckoutRow } from './checkout-repo.js';
+import { CONNECTOR_TRANSACTION_OF_P, REFUND_COUNT_OF_P, type GatewayExtras } from './gateway-payments-repo.js';
 import { rowToRefund, type RefundRow } from './refund-row.js';
 import { MS_TIMESTAMPS } from './timestamps.js';
 
@@ -24,7 +26,12 @@ export interface BeforeAttemptQuery {
   refundKey?: { merchantId: string; livemode: boolean; key: string };
   /** A capture's or a void's Idempotency-Key scope (attempts-repo.ts). */
   attemptScope?: string;
+  /** Whether to read what the gateway's view of the payment adds (its checkout, refund count and bank transaction). */
+  gatewayView?: boolean;
 }
+
+/** What GET /v2/payments/{id} shows beside the payment row, read in the same snapshot. */
+export interface GatewayViewExtras extends GatewayExtras { checkout: CheckoutState }
 
 export interface BeforeAttempt {
   payment: Payment;
@@ -33,6 +40,8 @@ export interface BeforeAttempt {
   refundSupported: boolean;
   priorRefund: Refund | null;
   priorAttempt: Attempt | null;
+  /** When gatewayView was asked. */
+  view: GatewayViewExtras | null;
 }
 
 // `k` carries each lookup's own key back; a payment that does not exist returns no row.
@@ -46,12 +55,17 @@ SELECT q.k, p.*,
   CASE WHEN q.refund_key IS NOT NULL THEN (SELECT to_jsonb(r) FROM refunds r
      WHERE r.merchant_id = q.merchant_id AND r.livemode = q.livemode AND r.idempotency_key = q.refund_key LIMIT 1) END AS x_prior_refund,
   CASE WHEN q.attempt_scope IS NOT NULL THEN (SELECT to_jsonb(a) FROM connector_attempts a
-     WHERE a.idempotency_scope = q.attempt_scope AND a.status <> 'abandoned' LIMIT 1) END AS x_prior_attempt
-FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::text[])
-  AS q(k, pid, want_ref, connector, merchant_id, livemode, refund_key, attempt_scope)
+     WHERE a.idempotency_scope = q.attempt_scope AND a.status <> 'abandoned' LIMIT 1) END AS x_prior_attempt,
+  CASE WHEN q.want_view THEN ${REFUND_COUNT_OF_P} END AS x_refund_count,
+  CASE WHEN q.want_view THEN ${CONNECTOR_TRANSACTION_OF_P} END AS x_connector_tx
+FROM unnest($1::text[], $2::text[], $3::boolean[], $4::text[], $5::text[], $6::boolean[], $7::text[], $8::text[], $9::boolean[])
+  AS q(k, pid, want_ref, connector, merchant_id, livemode, refund_key, attempt_scope, want_view)
 JOIN payments p ON p.id = q.pid`;
 
-type Row = PaymentRow & { k: string; x_charge_ref: string | null; x_refund_supported: boolean | null; x_prior_refund: RefundRow | null; x_prior_attempt: Record<string, unknown> | null };
+type Row = CheckoutRow & {
+  k: string; x_charge_ref: string | null; x_refund_supported: boolean | null; x_prior_refund: RefundRow | null; x_prior_attempt: Record<string, unknown> | null;
+  x_refund_count: number | null; x_connector_tx: string | null;
+};
 
 /** The reads of many attempts, in one statement; a lookup whose payment does not exist is absent. */
 export async function readBeforeAttempts(db: pg.Pool, qs: BeforeAttemptQuery[]): Promise<Map<BeforeAttemptQuery, BeforeAttempt>> {
@@ -61,15 +75,18 @@ export async function readBeforeAttempts(db: pg.Pool, qs: BeforeAttemptQuery[]):
     text: SQL,
     values: [col((_q, i) => String(i)), col((q) => q.paymentId), col((q) => q.chargeRef), col((q) => q.refundTermsOf ?? null),
       col((q) => q.refundKey?.merchantId ?? null), col((q) => q.refundKey?.livemode ?? null), col((q) => q.refundKey?.key ?? null),
-      col((q) => q.attemptScope ?? null)],
+      col((q) => q.attemptScope ?? null), col((q) => q.gatewayView === true)],
     types: MS_TIMESTAMPS,
   });
   const out = new Map<BeforeAttemptQuery, BeforeAttempt>();
   for (const r of res.rows) {
-    out.set(qs[Number(r.k)], {
-      payment: rowToPayment(r), chargeRef: r.x_charge_ref, refundSupported: r.x_refund_supported ?? true,
+    const q = qs[Number(r.k)];
+    const { payment, checkout } = rowToCheckout(r);
+    out.set(q, {
+      payment, chargeRef: r.x_charge_ref, refundSupported: r.x_refund_supported ?? true,
       priorRefund: r.x_prior_refund ? rowToRefund(r.x_prior_refund) : null,
       priorAttempt: r.x_prior_attempt ? rowToAttempt(r.x_prior_attempt) : null,
+      view: q.gatewayView ? { checkout, refundCount: r.x_refund_count ?? 0, connectorTransactionId: r.x_connector_tx } : null,
     });
   }
   return out;

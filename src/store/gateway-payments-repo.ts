@@ -6,14 +6,17 @@ import type { StoredStatus } from '../domain/gateway-payment.js';
 import { rowToCheckout, type CheckoutRow, type PaymentWithCheckout } from './checkout-repo.js';
 import { MS_TIMESTAMPS } from './timestamps.js';
 
-export interface GatewayPaymentRead extends PaymentWithCheckout { refundCount: number; connectorTransactionId: string | null }
+export interface GatewayExtras { refundCount: number; connectorTransactionId: string | null }
+export interface GatewayPaymentRead extends PaymentWithCheckout, GatewayExtras {}
 
 type Row = CheckoutRow & { refund_count: number; connector_transaction_id: string | null; total?: number };
 
-const SELECT = `SELECT p.*,
-  (SELECT count(*)::int FROM refunds r WHERE r.payment_id = p.id AND r.status = 'succeeded') AS refund_count,
-  (SELECT a.id FROM connector_attempts a WHERE a.aggregate_id = p.id AND a.operation NOT IN ('refund', 'capture', 'void') AND a.status IN ('succeeded', 'action_required')
-     ORDER BY a.created_at DESC LIMIT 1) AS connector_transaction_id`;
+/** What a gateway payment's view adds to the row of payment `p`: its succeeded refunds, and the id of its charge's attempt (the bank's transaction). */
+export const REFUND_COUNT_OF_P = `(SELECT count(*)::int FROM refunds r WHERE r.payment_id = p.id AND r.status = 'succeeded')`;
+export const CONNECTOR_TRANSACTION_OF_P = `(SELECT a.id FROM connector_attempts a WHERE a.aggregate_id = p.id AND a.operation NOT IN ('refund', 'capture', 'void')
+     AND a.status IN ('succeeded', 'action_required') ORDER BY a.created_at DESC LIMIT 1)`;
+
+const SELECT = `SELECT p.*, ${REFUND_COUNT_OF_P} AS refund_count, ${CONNECTOR_TRANSACTION_OF_P} AS connector_transaction_id`;
 
 const toRead = (r: Row): GatewayPaymentRead => ({ ...rowToCheckout(r), refundCount: r.refund_count, connectorTransactionId: r.connector_transaction_id });
 

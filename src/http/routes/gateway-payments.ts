@@ -5,9 +5,10 @@
 // payment's actor (actors/refund-actor.ts), one refunds table. docs/decisions.md "Gateway direct payments".
 import {
   CaptureRequest, CREATE_PAYMENT_FIELD_CODES, CreateGatewayPaymentRequest, GATEWAY_REFUND_FIELD_CODES, GatewayRefundRequest, toGatewayPayment, toGatewayRefund,
+  type GatewayRefundRequestBody,
 } from '../../api/gateway-payments.js';
 import { cardSummary, checkCard, type CheckedCard } from '../../domain/card.js';
-import { sessionId } from '../../domain/ids.js';
+import { sessionId, SESSION_ID_RE } from '../../domain/ids.js';
 import { plan as planSession } from './gateway-checkout.js';
 import { compile, dropNulls } from '../../api/validate.js';
 import { parseDateTimeBound } from '../../domain/date-filter.js';
@@ -16,7 +17,7 @@ import { fail, isFailure, type ApiFailure } from '../../errors.js';
 import { findGatewayPayment, listGatewayPayments, type GatewayNameFilters, type GatewayPaymentRead, type GatewayScope } from '../../store/gateway-payments-repo.js';
 import type { Ctx } from '../context.js';
 import { gatewayRoute, principalOf } from '../gateway.js';
-import { createMailbox, idempotencyOf, runIdempotent, type StoredAnswer } from '../idempotent.js';
+import { createMailbox, idempotencyOf, runIdempotent, runIdempotentIfFound, type StoredAnswer } from '../idempotent.js';
 import { clockForCreate } from '../test-clock-ref.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
@@ -98,36 +99,54 @@ async function get(ctx: Ctx, s: Services) {
 }
 
 async function refund(ctx: Ctx, s: Services, raw: unknown) {
-  const who = principalOf(ctx);
   const body = dropNulls(raw ?? {});
   // The spec carries the key in the body; the Idempotency-Key header is accepted too (the body's
   // wins). Known before the first read, so that no failure of this keyed request says "nothing happened".
   const bodyKey = (body as { idempotency_key?: unknown }).idempotency_key;
   if (typeof bodyKey === 'string') ctx.headers['idempotency-key'] = bodyKey;
+  // A path that names a payment by its id goes straight to the payment's actor, which checks the
+  // key's scope on its own read: no read here first. Anything else (another name, a request this
+  // route refuses, an id the actor does not find in scope) takes the lookup, so that the answers
+  // and their order (404 before 400) stay those of the lookup.
+  if (byId(ctx)) {
+    const v = validateRefund(body);
+    if (v.ok && await refundOf(ctx, s, ctx.params[0], body, v.value, true)) return;
+  }
   const found = await lookup(ctx, s);
   if ('code' in found) return sendFailure(ctx, found);
-  const p = found.payment;
   const v = validateRefund(body);
   if (!v.ok) return sendFailure(ctx, v.failure);
-  const b = v.value;
-  // No business rule here: the actor answers a used key first, then checks the amount against what
-  // is left (its refusal names the remaining amount).
-  const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'refund', `/v2/payments/${p.id}/refund`, body);
-  if ('code' in idem) return sendFailure(ctx, idem);
+  await refundOf(ctx, s, found.payment.id, body, v.value, false);
+}
+
+/**
+ * The refund of payment `id` (no rule is checked here: the actor answers a used key first, then
+ * checks the amount against what is left, its refusal naming the remaining amount). `direct`: the
+ * payment was not looked up, and nothing is answered (false) when this route would refuse the
+ * request or the actor finds no payment `id` in the key's scope.
+ */
+async function refundOf(ctx: Ctx, s: Services, id: string, body: unknown, b: GatewayRefundRequestBody, direct: boolean): Promise<boolean> {
+  const who = principalOf(ctx);
+  const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'refund', `/v2/payments/${id}/refund`, body);
+  if ('code' in idem) return direct ? false : (sendFailure(ctx, idem), true);
   const render = (r: Parameters<typeof toGatewayRefund>[0], after: Parameters<typeof toGatewayRefund>[1]): StoredAnswer =>
     ({ status: 200, requestId: r.requestId, body: JSON.stringify(toGatewayRefund(r, after)) });
-  await runIdempotent(ctx, s, idem, async () => {
+  return runIdempotentIfFound(ctx, s, idem, async () => {
     const reply = await s.dispatcher.send({
-      kind: 'payment.refund', id: p.id,
+      kind: 'payment.refund', id,
       request: {
-        merchantId: who.merchant.id, livemode: who.livemode, amount: b.amount ?? null, reason: b.reason ?? null,
+        merchantId: who.merchant.id, livemode: who.livemode, gateway: { channelId: who.key.channelId }, amount: b.amount ?? null, reason: b.reason ?? null,
         requestId: ctx.requestId, idempotencyKey: idem.key, requestHash: idem.key ? idem.hash : null,
       },
     });
     if (reply.ok) return { answer: render(reply.refund, reply.payment), replayed: reply.replayed };
-    return { failure: reply.failure.code === 'payment_not_payable' ? await notRefundable(ctx, s, p.id) : reply.failure };
+    if (direct && reply.failure.code === 'payment_not_found') return null;
+    return { failure: reply.failure.code === 'payment_not_payable' ? await notRefundable(ctx, s, id) : reply.failure };
   });
 }
+
+/** Whether the path names the payment by a checkout session's id (a gateway payment's own id). */
+const byId = (ctx: Ctx): boolean => SESSION_ID_RE.test(ctx.params[0] ?? '');
 
 /**
  * The spec's refund endpoint answers 400 and 404 only: a payment with nothing to refund is 400, its
@@ -266,35 +285,46 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
  * (actors/capture-actor.ts); across processes the version check picks one winner. Both take an
  * Idempotency-Key (as Stripe's do): the key's attempt answers a retry before any rule, so a retry of
  * a capture that committed is its replay, never "not capturable". The answer is built from the
- * actor's reply, with no read after the commit: the checkout and the bank reference come from the
- * lookup before it (a capture or cancel changes neither).
+ * actor's reply, with no read after the commit: the checkout, the refund count and the bank
+ * reference were read with the payment before the attempt (a capture or cancel changes none of them).
+ * As for refunds, a path naming the payment's id goes to the actor without a read here, the actor
+ * checking the scope; anything else takes the lookup first.
  */
 function stateChange(kind: 'capture' | 'cancel') {
   return async (ctx: Ctx, s: Services, raw: unknown) => {
-    const found = await lookup(ctx, s);
-    if ('code' in found) return sendFailure(ctx, found);
     const body = dropNulls(raw ?? {});
     let amount: number | undefined;
-    if (kind === 'capture') {
+    const valid = (): ApiFailure | null => {
+      if (kind !== 'capture') return null;
       const v = validateCapture(body);
-      if (!v.ok) return sendFailure(ctx, v.failure);
+      if (!v.ok) return v.failure;
       amount = v.value.amount;
-    }
-    const who = principalOf(ctx);
-    const id = found.payment.id;
-    const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, kind, `/v2/payments/${id}/${kind}`, body);
-    if ('code' in idem) return sendFailure(ctx, idem);
-    const key = idem.key === null ? undefined : { scope: idem.scope, hash: idem.hash, requestId: ctx.requestId };
-    await runIdempotent(ctx, s, idem, async () => {
-      const reply = await s.dispatcher.send(kind === 'capture'
-        ? { kind: 'payment.capture', id, amount: amount ?? null, key } : { kind: 'payment.void', id, expired: false, key });
-      if (!reply.ok) {
-        return { failure: reply.failure.code === 'capture_amount_invalid' ? { ...reply.failure, param: 'amount', detail: `at most ${found.payment.amount}` } : reply.failure };
-      }
-      const answer = JSON.stringify(toGatewayPayment(reply.payment, found.checkout, found));
-      return { answer: { status: 200, requestId: reply.requestId ?? ctx.requestId, body: answer }, replayed: reply.replayed };
-    });
+      return null;
+    };
+    if (byId(ctx) && valid() === null && await holdChange(ctx, s, kind, ctx.params[0], body, amount, true)) return;
+    const found = await lookup(ctx, s);
+    if ('code' in found) return sendFailure(ctx, found);
+    const invalid = valid();
+    if (invalid) return sendFailure(ctx, invalid);
+    await holdChange(ctx, s, kind, found.payment.id, body, amount, false);
   };
+}
+
+/** The capture or cancel of payment `id`; `direct` as refundOf's. */
+async function holdChange(ctx: Ctx, s: Services, kind: 'capture' | 'cancel', id: string, body: unknown, amount: number | undefined, direct: boolean): Promise<boolean> {
+  const who = principalOf(ctx);
+  const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, kind, `/v2/payments/${id}/${kind}`, body);
+  if ('code' in idem) return direct ? false : (sendFailure(ctx, idem), true);
+  const key = idem.key === null ? undefined : { scope: idem.scope, hash: idem.hash, requestId: ctx.requestId };
+  const scope = { merchantId: who.merchant.id, livemode: who.livemode, gateway: { channelId: who.key.channelId } };
+  return runIdempotentIfFound(ctx, s, idem, async () => {
+    const reply = await s.dispatcher.send(kind === 'capture'
+      ? { kind: 'payment.capture', id, amount: amount ?? null, key, scope } : { kind: 'payment.void', id, expired: false, key, scope });
+    if (!reply.ok) return direct && reply.failure.code === 'payment_not_found' ? null : { failure: reply.failure };
+    // A gateway-scoped command's reply carries its view (HoldResult).
+    const answer = JSON.stringify(toGatewayPayment(reply.payment, reply.view!.checkout, reply.view!));
+    return { answer: { status: 200, requestId: reply.requestId ?? ctx.requestId, body: answer }, replayed: reply.replayed };
+  });
 }
 
 gatewayPaymentRoutes.unshift(gatewayRoute('POST', '/v2/payments', 'payments:write', createDirect, { body: true }));

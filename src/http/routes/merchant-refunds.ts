@@ -7,7 +7,7 @@ import { compile, dropNulls } from '../../api/validate.js';
 import { PAYMENT_ID_RE } from '../../domain/ids.js';
 import type { Payment } from '../../domain/payment.js';
 import type { Refund } from '../../domain/refund.js';
-import { fail } from '../../errors.js';
+import { fail, type ApiFailure } from '../../errors.js';
 import { listRefunds } from '../../store/refunds-repo.js';
 import type { Principal } from '../auth.js';
 import type { Ctx } from '../context.js';
@@ -29,13 +29,17 @@ async function ownPayment(ctx: Ctx, s: Services): Promise<Payment | null> {
 
 async function createRefund(ctx: Ctx, s: Services, raw: unknown): Promise<void> {
   const who = ctx.auth as Principal;
-  const payment = await ownPayment(ctx, s);
-  if (!payment) return sendFailure(ctx, fail('payment_not_found', 'id'));
+  const id = ctx.params[0];
+  if (!id || !PAYMENT_ID_RE.test(id)) return sendFailure(ctx, fail('payment_not_found', 'id'));
+  // The payment's actor checks that the payment is this merchant's (in this mode) on its own read,
+  // so the payment is read here only when the request is refused, to answer 404 before 400.
   const body = dropNulls(raw);
   const checked = validateCreate(body);
-  if (!checked.ok) return sendFailure(ctx, checked.failure);
-  const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'refund', `/api/v2/payments/${payment.id}/refunds`, body);
-  if ('code' in idem) return sendFailure(ctx, idem);
+  const idem = idempotencyOf(ctx, { merchantId: who.merchant.id, livemode: who.livemode }, 'refund', `/api/v2/payments/${id}/refunds`, body);
+  if (!checked.ok || 'code' in idem) {
+    if (!await ownPayment(ctx, s)) return sendFailure(ctx, fail('payment_not_found', 'id'));
+    return sendFailure(ctx, !checked.ok ? checked.failure : idem as ApiFailure);
+  }
   const idemKey = idem.key;
   const hash = idemKey ? idem.hash : null;
   const base = s.config.publicBaseUrl;
@@ -47,7 +51,7 @@ async function createRefund(ctx: Ctx, s: Services, raw: unknown): Promise<void> 
   // Refunds run in their payment's mailbox (the payment's actor arbitrates the key in Postgres).
   await runIdempotent(ctx, s, idem, async () => {
     const reply = await s.dispatcher.send({
-      kind: 'payment.refund', id: payment.id,
+      kind: 'payment.refund', id,
       request: {
         merchantId: who.merchant.id, livemode: who.livemode, amount: checked.value.amount ?? null, reason: checked.value.reason ?? null,
         requestId: ctx.requestId, idempotencyKey: idemKey, requestHash: hash,
