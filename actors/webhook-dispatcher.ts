@@ -154,6 +154,7 @@ export class WebhookDispatcher {
   /** Makes one attempt and records it; an exception in the attempt is recorded as a failed attempt. */
   private async attempt(d: ClaimedDelivery, requestEnded: () => void = () => {}): Promise<void> {
     const startedAt = this.now();
+    if (d.attempt === 1) this.c.metrics?.wait.observe(Math.max(0, startedAt - d.event.createdAt) / 1000);
     let r: { outcome: Outcome; statusCode: number | null; error: string | null; durationMs: number };
     try {
       r = await this.post(d, startedAt);

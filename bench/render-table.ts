@@ -43,7 +43,8 @@ function webhookCaption(r: BenchResults): string {
   const h = r.webhooks!;
   return `payment.expired deliveries to a local signature-checking receiver while merchant W creates ${h.rate}/s ` +
     `(payments expire 1 s later) and merchant B creates at full speed; latency = receiver arrival − event created_at ` +
-    `for events committed during the measured window; B ratio = B's create req/s with ÷ without.`;
+    `for events committed during the measured window; wait = the server's commit → first attempt (its histogram, ` +
+    `every W event, a bucket's upper bound), the rest of the latency being the request; B ratio = B's create req/s with ÷ without.`;
 }
 
 function textTable(header: string[], rows: string[][]): string {

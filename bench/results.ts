@@ -174,14 +174,16 @@ export function figureRows(r: BenchResults): string[][] {
   return rows;
 }
 
-export const WEBHOOK_HEADER = ['WORKERS', 'deliveries/s', 'received', 'expected', 'dupes', 'bad sigs', 'p50 ms', 'p99 ms', 'max ms', 'expiry lag p99 ms', 'B ratio', '(B+W) ratio'];
+export const WEBHOOK_HEADER = ['WORKERS', 'deliveries/s', 'received', 'expected', 'dupes', 'bad sigs', 'p50 ms', 'p99 ms', 'max ms', 'expiry lag p99 ms', 'wait p50 ≤ ms', 'wait p99 ≤ ms', 'B ratio', '(B+W) ratio'];
 
 /** One row: commit-to-delivery over the events committed during phase 2's measured window. */
 export function webhookRows(r: BenchResults): string[][] {
   const h = r.webhooks;
   if (!h) return [];
   const d = h.deliveries;
-  return [[h.workers, d.perSecond, d.received, d.expected, d.duplicates, d.signatureFailures, d.p50, d.p99, d.max, d.expiryLagP99, h.createRatio, h.totalCreateRatio].map(String)];
+  // wait: the server's commit-to-first-attempt histogram (absent from runs before it existed).
+  return [[h.workers, d.perSecond, d.received, d.expected, d.duplicates, d.signatureFailures, d.p50, d.p99, d.max, d.expiryLagP99,
+    d.waitP50 ?? '-', d.waitP99 ?? '-', h.createRatio, h.totalCreateRatio].map(String)];
 }
 
 export function targetRows(r: BenchResults): string[][] {

@@ -34,6 +34,12 @@ export interface DeliveryFigures {
   expiryLagP50: number; expiryLagP99: number;
   /** Time from the end of the load until the last event arrived (or the drain limit). */
   drainMs: number; complete: boolean;
+  /**
+   * From the server's histograms (every W delivery of phase 2 and its drain, not only the window):
+   * commit to the first attempt's start (`webhook_dispatch_wait_seconds`), as the upper bound of the
+   * bucket holding the quantile, ms. The rest of the latency is the request itself.
+   */
+  waitP50?: number | null; waitP99?: number | null;
 }
 
 export interface WebhookRun {
@@ -64,6 +70,23 @@ type ReceiverStats = Omit<DeliveryFigures, 'expected' | 'drainMs' | 'complete' |
 async function receiverStats(port: number, from = 0, to = Date.now()): Promise<ReceiverStats> {
   const res = await fetch(`http://127.0.0.1:${port}/stats?from=${from}&to=${to}`, { signal: AbortSignal.timeout(10_000) });
   return (await res.json()) as ReceiverStats;
+}
+
+/**
+ * Quantiles of a Prometheus histogram (no labels) in ms: for each q, the upper bound of the first
+ * bucket whose count reaches q of the total (null when nothing was observed or it is the +Inf bucket).
+ */
+export function histogramQuantiles(text: string, name: string, qs: number[]): Array<number | null> {
+  const buckets: Array<[number, number]> = [];
+  const re = new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)$`, 'gm');
+  for (const m of text.matchAll(re)) buckets.push([m[1] === '+Inf' ? Infinity : Number(m[1]), Number(m[2])]);
+  buckets.sort((a, b) => a[0] - b[0]);
+  const total = buckets.at(-1)?.[1] ?? 0;
+  return qs.map((q) => {
+    if (total === 0) return null;
+    const b = buckets.find(([, n]) => n >= q * total)!;
+    return Number.isFinite(b[0]) ? round(b[0] * 1000) : null;
+  });
 }
 
 /** Waits until no payment is pending any more (read-only query on the run's database); returns the wait. */
@@ -134,10 +157,14 @@ export async function runWebhookScenario(given: WebhookScenarioOptions): Promise
         s = await receiverStats(port);
       }
       const win = await receiverStats(port, b.startMs, b.endMs);
+      const metrics = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` }, signal: AbortSignal.timeout(10_000) });
+      if (!metrics.ok) throw new Error(`GET /metrics: ${metrics.status}`);
+      const wait = histogramQuantiles(await metrics.text(), 'webhook_dispatch_wait_seconds', [0.5, 0.99]);
       const deliveries: DeliveryFigures = {
         expected: w.total2xx, received: s.received, duplicates: s.duplicates, signatureFailures: s.signatureFailures, malformed: s.malformed,
         perSecond: win.perSecond, p50: win.p50, p99: win.p99, max: win.max, expiryLagP50: win.expiryLagP50, expiryLagP99: win.expiryLagP99,
         drainMs: Math.max(0, (s.received >= w.total2xx ? s.lastArrivalMs : Date.now()) - loadEnd), complete: s.received >= w.total2xx,
+        waitP50: wait[0], waitP99: wait[1],
       };
       return {
         workers: o.workers, rate: o.rate, pacer: o.pacer, serverEnv, backlogDrainMs, alone, withWebhooks, paced: w.figures,

@@ -9,7 +9,15 @@ export interface WebhookMetrics {
   deliveries: Counter<'outcome'>;
   /** Event committed (created_at) to the successful attempt's answer. */
   latency: Histogram;
+  /**
+   * Event committed (created_at) to the start of its first attempt: the wake-up, the claim and the
+   * dispatcher's queue. The rest of `latency`, for a delivery answered at once, is the request itself.
+   */
+  wait: Histogram;
 }
+
+/** Seconds: fine below 100 ms, where a healthy dispatcher lives, coarse above. */
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200];
 
 export function webhookMetrics(registers: Registry[]): WebhookMetrics {
   return {
@@ -17,7 +25,11 @@ export function webhookMetrics(registers: Registry[]): WebhookMetrics {
     deliveries: new Counter({ name: 'webhook_deliveries_total', help: 'Webhook deliveries that ended, by outcome (succeeded, undelivered after the last retry, gone).', labelNames: ['outcome'], registers }),
     latency: new Histogram({
       name: 'webhook_delivery_latency_seconds', help: 'From the event\'s commit to the receiver\'s 2xx answer (retries included).',
-      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200], registers,
+      buckets: BUCKETS, registers,
+    }),
+    wait: new Histogram({
+      name: 'webhook_dispatch_wait_seconds', help: 'From the event\'s commit to the start of its delivery\'s first attempt (wake-up, claim, queue).',
+      buckets: BUCKETS, registers,
     }),
   };
 }

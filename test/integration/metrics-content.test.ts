@@ -38,6 +38,8 @@ t.test('after a payment expires and its webhook is delivered', async (t) => {
   t.ok((value(text, /webhook_attempts_total\{result="success"\}/) ?? 0) >= 1, 'attempts by result');
   t.ok((value(text, /webhook_delivery_latency_seconds_count/) ?? 0) >= 1, 'commit-to-delivery histogram observed');
   t.match(text, /^webhook_delivery_latency_seconds_bucket\{le="\+Inf"\} \d+$/m);
+  t.ok((value(text, /webhook_dispatch_wait_seconds_count/) ?? 0) >= 1, 'commit-to-first-attempt histogram observed');
+  t.match(text, /^webhook_dispatch_wait_seconds_bucket\{le="0.005"\} \d+$/m, 'with buckets below 50 ms');
   t.ok((value(text, /actor_commands_total\{shard="\d"\}/) ?? 0) >= 0, 'commands per shard, gathered from the workers');
   const writes = [...text.matchAll(/^payment_write_rows_total\{shard="\d",writer="create"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
   t.ok(writes >= 1, 'the create went through a shard\'s group commit');
