@@ -186,6 +186,8 @@ export interface WorkerInit {
   shard: number;
   databaseUrl: string;
   poolSize: number;
+  /** Connections of the sandbox bank's own pool (0: the bank uses the actors' pool). */
+  bankPoolSize: number;
   /** Connections of the worker's webhook dispatcher pool, the deadlines and the pools' name prefix. */
   hooksPoolSize: number;
   dbTimeouts: DbTimeouts;

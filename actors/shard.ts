@@ -53,6 +53,11 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
     (handlers[cmd.kind] as (ctx: ActorContext, cmd: Command) => Promise<Reply>)(ctx, cmd);
   const log = createLogger(init.logLevel).child({ shard: init.shard });
   const db = createPool(init.databaseUrl, { max: init.poolSize, name: `${init.appName}:w${init.shard}`, timeouts: init.dbTimeouts });
+  // The sandbox bank stands for a remote acquirer: its ledger's statements run on its own connection
+  // when the budget gives it one (pool-budget.ts), named so that pg_stat_activity tells them apart.
+  const bankDb = init.bankPoolSize > 0
+    ? createPool(init.databaseUrl, { max: init.bankPoolSize, name: `${init.appName}:bank${init.shard}`, timeouts: init.dbTimeouts })
+    : null;
   const out = new BatchedPort<FromWorker>(port);
   const send = (m: FromWorker) => out.post(m);
   const asks = new Map<number, (r: Reply) => void>();
@@ -60,7 +65,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const writes = { ambiguous: (err: unknown) => !rolledBack(err) };
   const payoutAmbiguous = (err: unknown) => !rolledBack(err) && (err as { code?: string } | null)?.code !== '40P01';
   const ctx: ActorContext = {
-    db, log, now: Date.now, publicBaseUrl: init.publicBaseUrl, connectors: createConnectors(db), connectorTimeoutMs: init.connectorTimeoutMs,
+    db, log, now: Date.now, publicBaseUrl: init.publicBaseUrl, connectors: createConnectors(bankDb ?? db), connectorTimeoutMs: init.connectorTimeoutMs,
     authorizationWindowSeconds: init.authorizationWindowSeconds,
     ask: (cmd) => new Promise((resolve) => {
       const rid = ++askId;
@@ -87,7 +92,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   let processed = 0;
   const w = init.webhooks;
   const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, timeouts: init.dbTimeouts, relaxedCommit: true });
-  const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb }, () => processed,
+  const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb, ...(bankDb ? { [`bank${init.shard}`]: bankDb } : {}) }, () => processed,
     { create: ctx.payments.creates, update: ctx.payments.updates, attempt: ctx.payments.attempts, payout_begin: ctx.payouts.begins, payout_settle: ctx.payouts.settles });
   const webhooks = new WebhookDispatcher({
     db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, allowLoopbackTest: w.allowLoopbackTest, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
@@ -145,6 +150,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
           await hooksDb.end().catch((err: Error) => log.warn({ err }, 'webhook pool did not close cleanly'));
           clearInterval(sweeper);
           await db.end().catch((err: Error) => log.warn({ err }, 'actor pool did not close cleanly'));
+          await bankDb?.end().catch((err: Error) => log.warn({ err }, 'sandbox bank pool did not close cleanly'));
           await ctx.replays?.close();
           out.flush();
           port.close();

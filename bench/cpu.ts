@@ -13,7 +13,7 @@ function clockTicks(): number {
 }
 
 /** utime + stime of one process in ticks (0 when it is gone). */
-function ownTicks(pid: number): number {
+export function ownTicks(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
@@ -77,3 +77,8 @@ let postmaster: number | null = null;
 export function countPostgres(pid: number | null): void { postmaster = pid; }
 /** CPU seconds of the counted Postgres so far (null when none is counted). Backends that exit meanwhile are lost. */
 export function postgresCpuSeconds(): number | null { return postmaster === null ? null : treeCpuSeconds([postmaster]); }
+
+/** CPU seconds used so far by each of these processes (a Postgres backend is one process). */
+export function processSeconds(pids: number[]): Map<number, number> {
+  return new Map(pids.map((pid) => [pid, ownTicks(pid) / clockTicks()]));
+}

@@ -2,7 +2,7 @@
 // The running instances are kept so a signal handler can stop them (two may run at once).
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { machineBusySeconds, postgresCpuSeconds, treeCpuSeconds } from './cpu.js';
+import { machineBusySeconds, postgresCpuSeconds, processSeconds, treeCpuSeconds } from './cpu.js';
 import { round } from './stats.js';
 
 export interface LoadParams {
@@ -14,6 +14,24 @@ export interface LoadParams {
    * A deployment that has run a minute has its statistics; the measured run should too.
    */
   analyze?: string;
+}
+
+/**
+ * CPU seconds so far of each Postgres backend that serves a sandbox bank (application_name
+ * `pe:<pid>:bank<i>`, store/pool-budget.ts): the bank stands for a remote acquirer, and its
+ * Postgres time is reported apart from the engine's. Null when they cannot be read.
+ */
+export async function bankBackendSeconds(url: string): Promise<Map<number, number> | null> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+    const res = await client.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE application_name ~ ':bank[0-9]+$'");
+    return processSeconds(res.rows.map((r) => r.pid));
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /** ANALYZE of the whole database (its statistics; every cached plan on its tables is made again). */
@@ -40,6 +58,8 @@ export interface LoadFigures {
   cpuUsPerReq?: number;
   /** The same for the local Postgres's processes (when the bench could find them), in µs. */
   pgCpuUsPerReq?: number;
+  /** Of pgCpuUsPerReq, the part of the backends that served the sandbox bank's ledger, in µs. */
+  bankPgCpuUsPerReq?: number;
   /** Busy time of the whole machine (every process, autocannon included) per request answered, in µs. */
   boxCpuUsPerReq?: number;
   /** The run used up its pool of prepared objects before its time was over (req/s is then over the shorter run). */
@@ -112,6 +132,7 @@ export async function measureTimed(url: string | string[], requests: autocannon.
   const startMs = Date.now();
   const cpu0 = cpuPids.length ? treeCpuSeconds(cpuPids) : 0;
   const pg0 = postgresCpuSeconds();
+  const bank0 = pg0 !== null && p.analyze && cpuPids.length ? await bankBackendSeconds(p.analyze) : null;
   const box0 = machineBusySeconds();
   const r = await once(limited({ ...base, duration: p.seconds }, pool));
   const figures = figuresOf(r);
@@ -126,6 +147,9 @@ export async function measureTimed(url: string | string[], requests: autocannon.
     figures.cpuUsPerReq = perReq(treeCpuSeconds(cpuPids) - cpu0);
     const pg1 = postgresCpuSeconds();
     if (pg0 !== null && pg1 !== null) figures.pgCpuUsPerReq = perReq(pg1 - pg0);
+    const bank1 = bank0 && p.analyze ? await bankBackendSeconds(p.analyze) : null;
+    // A backend that opened during the run counts from its start; one that closed is lost (rare: the pool keeps them).
+    if (bank0 && bank1) figures.bankPgCpuUsPerReq = perReq([...bank1].reduce((sum, [pid, sec]) => sum + sec - (bank0.get(pid) ?? 0), 0));
     if (box0 > 0) figures.boxCpuUsPerReq = perReq(machineBusySeconds() - box0);
   }
   return { figures, startMs, endMs: Date.now(), total2xx: total2xx + r['2xx'] };

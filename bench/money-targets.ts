@@ -39,6 +39,10 @@ export function judgeMoney(s: ServerRun, add: Add, flags: string[]): void {
     if (c?.pgCpuUsPerReq && f.pgCpuUsPerReq !== undefined) {
       const ratio = f.pgCpuUsPerReq / c.pgCpuUsPerReq;
       add('direct payment PG µs/req ÷ create PG µs/req', round(ratio), `≤ ${MONEY_TARGETS.directPgRatio}`, ratio <= MONEY_TARGETS.directPgRatio);
+      // The engine's own part, the sandbox bank's backends left out (it stands for a remote acquirer): reported, not judged.
+      if (f.bankPgCpuUsPerReq !== undefined) {
+        add('direct payment PG µs/req without the bank\'s ÷ create PG µs/req (info)', round((f.pgCpuUsPerReq - f.bankPgCpuUsPerReq) / c.pgCpuUsPerReq), 'reported', true);
+      }
     }
   }
 }

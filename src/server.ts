@@ -95,7 +95,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     resourceLimits: { maxYoungGenerationSizeMb: config.workerYoungGenerationMb, maxOldGenerationSizeMb: config.workerOldGenerationMb },
     ...(config.workerExecArgv ? { execArgv: config.workerExecArgv } : {}),
     init: {
-      databaseUrl, poolSize: budget.worker, hooksPoolSize: budget.hooks, dbTimeouts: config.db, appName,
+      databaseUrl, poolSize: budget.worker, bankPoolSize: budget.bank, hooksPoolSize: budget.hooks, dbTimeouts: config.db, appName,
       mailboxLimit: config.mailboxLimit, mailboxPerIdLimit: config.mailboxPerIdLimit, logLevel: config.logLevel,
       publicBaseUrl: config.publicBaseUrl, connectorTimeoutMs: config.connectorTimeoutMs, webhooks: config.webhooks,
       authorizationWindowSeconds: config.authorizationWindowSeconds,

@@ -1,12 +1,19 @@
 // The connection budget of one process: PG_POOL_MAX connections in all, split between the front
-// end (main thread: auth, reads, schedulers), each worker's actor pool, each worker's webhook
-// dispatcher pool and the one LISTEN connection. N processes then hold at most N x PG_POOL_MAX.
+// end (main thread: auth, reads, schedulers), each worker's actor pool, each worker's sandbox bank
+// connection, each worker's webhook dispatcher pool and the one LISTEN connection. N processes then
+// hold at most N x PG_POOL_MAX.
 
 export interface PoolBudget {
   /** Main-thread pool. */
   front: number;
   /** Actor pool of each worker thread. */
   worker: number;
+  /**
+   * The sandbox bank's connection of each worker thread: the bank stands for a remote acquirer, so
+   * its ledger's statements do not take the actors' connections (and its Postgres time can be told
+   * apart). 0 when the actors' share is a single connection: the bank then shares it.
+   */
+  bank: number;
   /** Webhook dispatcher pool of each worker thread (0 when dispatch is off). */
   hooks: number;
   /** The LISTEN connection that wakes the dispatchers (0 when dispatch is off). */
@@ -19,7 +26,8 @@ export const minPoolMax = (workers: number, dispatch: boolean): number => 2 + wo
 
 /**
  * listen = 1; hooks = 15 % of the rest shared by the workers (1 to 4 each); of what is
- * left the front end takes half (at least 2) and the workers share the other half (at least 1 each).
+ * left the front end takes half (at least 2) and the workers share the other half (at least 1 each),
+ * each worker's share giving one connection to its sandbox bank when it has two or more.
  */
 export function splitPoolBudget(max: number, workers: number, dispatch: boolean): PoolBudget {
   const need = minPoolMax(workers, dispatch);
@@ -30,6 +38,8 @@ export function splitPoolBudget(max: number, workers: number, dispatch: boolean)
   const hooks = dispatch ? Math.max(1, Math.min(hooksCap, Math.floor((rest * 0.15) / workers))) : 0;
   const left = rest - workers * hooks;
   const front = Math.max(2, Math.min(Math.floor(left / 2), left - workers));
-  const worker = Math.max(1, Math.floor((left - front) / workers));
-  return { front, worker, hooks, listen, total: front + workers * (worker + hooks) + listen };
+  const share = Math.max(1, Math.floor((left - front) / workers));
+  const bank = share >= 2 ? 1 : 0;
+  const worker = share - bank;
+  return { front, worker, bank, hooks, listen, total: front + workers * (worker + bank + hooks) + listen };
 }

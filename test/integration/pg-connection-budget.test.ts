@@ -74,3 +74,30 @@ t.test(`a process under load holds at most PG_POOL_MAX=${MAX} connections`, asyn
   child.proc.kill('SIGTERM');
   t.equal(await child.exited, 0);
 });
+
+t.test('the sandbox bank\'s ledger runs on its own connection, not the actors\'', async (t) => {
+  const child = await startChild({
+    ADMIN_TOKEN: 'adm', DATA_DIR: dataDir, DEMO_MERCHANT: '0', WORKERS: '2', KV_PREFIX: `bk${suffix()}:`, DATABASE_URL: db.url,
+    ...(REDIS_URL ? { REDIS_URL } : {}), PG_POOL_MAX: '20', AUTH_CACHE_MS: '0',
+  });
+  t.teardown(() => { child.proc.kill('SIGKILL'); });
+  const call = async (method: string, p: string, key: string, body?: unknown) => {
+    const r = await fetch(child.url + p, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(20_000) });
+    return { status: r.status, body: await r.json() as any };
+  };
+  const m = await call('POST', '/internal/merchants', 'adm', { name: 'bank', currencies: ['RUB'], default_currency: 'RUB' });
+  await call('PATCH', `/internal/merchants/${m.body.id}`, 'adm', { card_data_allowed: true });
+  const sk = (await call('POST', `/internal/merchants/${m.body.id}/api-keys`, 'adm', { kind: 'secret', mode: 'test' })).body.key as string;
+  for (let i = 0; i < 4; i++) {
+    const paid = await call('POST', '/v2/payments', sk, { amount: 4900, currency: 'RUB', card: { number: '4242424242424242', exp_month: '12', exp_year: '34', cvc: '731' } });
+    t.same([paid.status, paid.body.status], [200, 'succeeded'], `card payment ${i}`);
+  }
+  const rows = (await direct.query<{ role: string; query: string }>(
+    "SELECT split_part(application_name, ':', 3) AS role, query FROM pg_stat_activity WHERE application_name LIKE $1", [`pe:${child.proc.pid}:%`])).rows;
+  const bank = rows.filter((r) => /^bank\d$/.test(r.role));
+  t.ok(bank.length >= 1, `a bank connection is open (${rows.map((r) => r.role).join(', ')})`);
+  t.ok(bank.every((r) => /sandbox_ledger/.test(r.query)), 'its statements are the ledger\'s');
+  t.notOk(rows.some((r) => /^w\d$/.test(r.role) && /sandbox_ledger/.test(r.query)), 'no actor connection ran one');
+  child.proc.kill('SIGTERM');
+  t.equal(await child.exited, 0);
+});

@@ -8,8 +8,8 @@ t.test('the split never exceeds PG_POOL_MAX and gives every pool at least its mi
     for (let workers = 1; workers <= 16; workers++) {
       for (let max = minPoolMax(workers, dispatch); max <= 200; max++) {
         const b = splitPoolBudget(max, workers, dispatch);
-        const total = b.front + workers * (b.worker + b.hooks) + b.listen;
-        if (total !== b.total || total > max || b.front < 2 || b.worker < 1 || (dispatch ? b.hooks < 1 || b.listen !== 1 : b.hooks !== 0 || b.listen !== 0)) {
+        const total = b.front + workers * (b.worker + b.bank + b.hooks) + b.listen;
+        if (total !== b.total || total > max || b.front < 2 || b.worker < 1 || b.bank > 1 || (b.bank === 0 && b.worker > 1) || (dispatch ? b.hooks < 1 || b.listen !== 1 : b.hooks !== 0 || b.listen !== 0)) {
           t.fail(`max ${max}, workers ${workers}, dispatch ${dispatch}: ${JSON.stringify(b)}`);
         }
         checked++;
@@ -20,7 +20,8 @@ t.test('the split never exceeds PG_POOL_MAX and gives every pool at least its mi
 });
 
 t.test('the default leaves room for four replicas under max_connections 100', async (t) => {
-  t.same(splitPoolBudget(20, 2, true), { front: 8, worker: 4, hooks: 1, listen: 1, total: 19 });
+  t.same(splitPoolBudget(20, 2, true), { front: 8, worker: 3, bank: 1, hooks: 1, listen: 1, total: 19 });
+  t.match(splitPoolBudget(7, 2, true), { worker: 1, bank: 0 }, 'the smallest budget: the bank shares the actors\' connection');
   t.ok(4 * 20 <= 97);
 });
 
