@@ -68,6 +68,15 @@ t.test('a path shaped like a checkout id that is a payment\'s order_id finds tha
   t.same([cap.status, cap.body.id, cap.body.status], [200, held.id, 'succeeded'], 'captured by its order_id');
   const ref = await action(sk, name, 'refund', { amount: 100 });
   t.same([ref.status, ref.body.payment_id, ref.body.amount_refunded], [200, held.id, 100], 'refunded by its order_id');
+  const keyed = await pay('manual', { order_id: `${name.slice(0, -1)}Z` });
+  const first = await action(sk, `${name.slice(0, -1)}Z`, 'capture', { amount: 1000 }, { 'idempotency-key': `by-order-${keyed.id}` });
+  t.same([first.status, first.body.id, first.body.amount], [200, keyed.id, 1000], 'a keyed capture by its order_id');
+  const again = await action(sk, `${name.slice(0, -1)}Z`, 'capture', { amount: 1000 }, { 'idempotency-key': `by-order-${keyed.id}` });
+  t.same([again.status, again.body], [200, first.body], 'its retry is the same answer');
+  const byId = await action(sk, keyed.id, 'capture', { amount: 1000 }, { 'idempotency-key': `by-order-${keyed.id}` });
+  t.equal(byId.status, 200, 'the same key and body by the payment\'s id: the same request (the key is the payment\'s path)');
+  t.same(byId.body, first.body);
+  t.match(await recorded(keyed.id), { attempts: 2 }, 'one authorization, one capture');
   const none = await action(sk, `cs_${'B'.repeat(24)}`, 'cancel');
   t.same([none.status, none.body.error?.code], [404, 'PAYMENT_NOT_FOUND'], 'no payment has that id or name');
 });
