@@ -66,20 +66,8 @@ export type { Logger };
 /** `time` as ISO 8601 in UTC ("2026-11-26T20:30:00.123Z"), readable by a person, sortable as text. */
 export const timeOptions: Pick<LoggerOptions, 'timestamp'> = { timestamp: pino.stdTimeFunctions.isoTime };
 
-/** `dest`: where the lines go (`linesDestination` on the main thread); by default pino's stdout. */
-export function createLogger(level: string, name = 'payments-engine', dest?: { write(line: string): void }): Logger {
-  const opts = { name, level, base: { pid: process.pid }, ...timeOptions, ...redactOptions };
-  return dest ? pino(opts, dest) : pino(opts);
-}
-
-/**
- * A logger's destination through `out`: info, debug and trace lines are batched with the access
- * lines (a card payment's info line cost the main thread a write of its own, 4-5 % of its time
- * under card payments); a warning or worse first writes what is gathered and then itself at once,
- * so the lines that explain a failure are never held back, and the order is kept.
- */
-export function linesDestination(out: BatchedLines): { write(line: string): void } {
-  return { write: (line) => (/^\{"level":[123]0,/.test(line) ? out.write(line) : out.writeNow(line)) };
+export function createLogger(level: string, name = 'payments-engine'): Logger {
+  return pino({ name, level, base: { pid: process.pid }, ...timeOptions, ...redactOptions });
 }
 
 /**
@@ -99,12 +87,6 @@ export class BatchedLines {
     if (this.buf.length + line.length > this.max) this.flush();
     this.buf += line;
     if (!this.scheduled) { this.scheduled = true; setImmediate(this.flush); }
-  }
-
-  /** Writes what is gathered, then `line`, at once. */
-  writeNow(line: string): void {
-    this.flush();
-    this.out(this.fd, line);
   }
 
   readonly flush = (): void => {

@@ -1,6 +1,6 @@
 // `npm start`: runs the full server and prints how to reach it.
 import { loadConfig, type Config } from './config.js';
-import { BatchedLines, createLogger, linesDestination } from './log.js';
+import { BatchedLines, createLogger } from './log.js';
 import { startServer } from './server.js';
 
 let config: Config;
@@ -11,13 +11,10 @@ try {
   process.stderr.write(`payments-engine: cannot start: ${(err as Error).message}\n`);
   process.exit(1);
 }
-// Access lines, and the main thread's info lines, are written in batches (log.ts BatchedLines): one
-// write per event-loop turn, not per line; a warning or worse is written at once.
-const out = new BatchedLines();
-process.on('exit', () => out.flush());
-const log = createLogger(config.logLevel, undefined, linesDestination(out));
+const log = createLogger(config.logLevel);
 
-startServer(config, log, out).then((srv) => {
+// Access lines are written in batches (log.ts BatchedLines): one write per event-loop turn, not per request.
+startServer(config, log, new BatchedLines()).then((srv) => {
   const lines = [
     '',
     `  Payments engine listening on ${srv.url}  (public base ${config.publicBaseUrl})`,

@@ -3,7 +3,7 @@
 // and the access lines are byte for byte what pino writes for the same entry.
 import t from 'tap';
 import { pino } from 'pino';
-import { accessLines, accessThrough, BatchedLines, createLogger, linesDestination, redactOptions, timeOptions, type AccessEntry } from '../../src/log.js';
+import { accessLines, accessThrough, BatchedLines, redactOptions, timeOptions, type AccessEntry } from '../../src/log.js';
 
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
@@ -72,22 +72,4 @@ t.test('hostile text in an access entry still makes one valid JSON line that rea
   t.equal(writes[0].split('\n').length, 2, 'one line: a newline in a field stays escaped');
   const back = JSON.parse(writes[0]);
   t.match(back, { level: 30, msg: 'request', method: e.method, requestId: e.requestId, reason: e.reason, merchantId: e.merchantId });
-});
-
-t.test('a logger through linesDestination: info and debug lines wait for the turn, a warning or worse goes at once, in order', async (t) => {
-  const writes: string[] = [];
-  const out = new BatchedLines(1, 1000, (_fd, s) => { writes.push(s); });
-  const log = createLogger('debug', 'pe-test', linesDestination(out));
-  log.info({ paymentId: 'p1' }, 'first');
-  log.debug('second');
-  t.same(writes, [], 'info and debug are gathered');
-  log.warn({ card_number: '4242424242424242' }, 'third');
-  t.equal(writes.length, 2, 'the warning wrote the gathered lines, then itself');
-  t.match(writes[0], /"msg":"first".*\n.*"msg":"second"/s);
-  t.match(writes[1], /^\{"level":40,.*"card_number":"\[redacted\]".*"msg":"third"\}\n$/, 'redacted as every line');
-  log.error('fourth');
-  log.info('fifth');
-  t.equal(writes.length, 3, 'an error at once too');
-  await nextTurn();
-  t.same(writes.map((w) => [...w.matchAll(/"msg":"(\w+)"/g)].map((m) => m[1])).flat(), ['first', 'second', 'third', 'fourth', 'fifth'], 'every line once, in order');
 });
