@@ -4,7 +4,7 @@
 // Screenshots of each final screen go to test/artifacts/. Afterwards Postgres (every table, as
 // text) and the captured logs must hold no full card number and no CVC.
 import t from 'tap';
-import { startTestServer } from '../helpers/server.js';
+import { BUSY_MACHINE_DEADLINES, startTestServer } from '../helpers/server.js';
 import { CARDS, CVC, newPayment } from '../helpers/checkout.js';
 import { artifact, capturingLogger, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
 
@@ -16,7 +16,7 @@ if (noBrowser) {
 
 async function run() {
   const { chromium } = await import('playwright-core');
-  const s = await startTestServer(t);
+  const s = await startTestServer(t, BUSY_MACHINE_DEADLINES);
   const captured = capturingLogger();
   s.srv.services.log = captured.log as typeof s.srv.services.log;
   const m = await s.merchant({ currencies: ['AZN', 'RUB'] });

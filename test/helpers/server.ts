@@ -28,6 +28,8 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export { BUSY_MACHINE_DEADLINES } from './env.js';
+
 interface Tap { teardown(fn: () => unknown): void }
 
 export async function startTestServer(t: Tap | null, env: Record<string, string> = {}, opts: { redis?: boolean; databaseUrl?: string } = {}): Promise<TestServer> {
