@@ -96,6 +96,22 @@ t.test('404 before 400: a bad body or key on an unknown id is not found; on a kn
     t.equal(bad.status, 400, `${what}: known id: ${bad.text}`);
     if (code) t.equal(bad.body.error?.reason, code, bad.text);
   }
+  // Hostile bodies on the path that skips the lookup: the envelope with a stable code, nothing recorded.
+  let deep: unknown = 1;
+  for (let i = 0; i < 200; i++) deep = { a: deep };
+  const hostile: [string, string, string][] = [
+    ['huge number', '{"amount":1e308}', 'CAPTURE_AMOUNT_INVALID'],
+    ['NUL in a key', '{"amount\\u0000":1}', ''],
+    ['lone surrogate', '{"amount":"\\ud800"}', 'CAPTURE_AMOUNT_INVALID'],
+    ['__proto__ key', '{"__proto__":{"amount":1}}', ''],
+    ['deep nesting', JSON.stringify({ amount: deep }), ''],
+  ];
+  for (const [what, raw, reason] of hostile) {
+    const r = await s.request('POST', `/v2/payments/${held.id}/capture`, { key: sk, raw, headers: { 'content-type': 'application/json' } });
+    t.equal(r.status, 400, `${what}: ${r.text}`);
+    t.ok(typeof r.body.error?.code === 'string', `${what}: the envelope`);
+    if (reason) t.equal(r.body.error?.reason, reason, `${what}: its reason`);
+  }
   const over = await action(sk, held.id, 'capture', { amount: 9000 });
   t.same([over.status, over.body.error?.reason, over.body.error?.param], [400, 'CAPTURE_AMOUNT_INVALID', 'amount'], over.text);
   t.match(over.body.error?.message ?? '', /at most 5000/, 'the refusal names the most that can be captured');

@@ -5,6 +5,7 @@ import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { card, CARDS } from '../helpers/checkout.js';
 import { startChild } from '../helpers/child.js';
 import { PG_URL, REDIS_URL, freshDatabase, suffix, testPool } from '../helpers/env.js';
 import { startReceiver } from '../helpers/receiver.js';
@@ -89,7 +90,7 @@ t.test('the sandbox bank\'s ledger runs on its own connection, not the actors\''
   await call('PATCH', `/internal/merchants/${m.body.id}`, 'adm', { card_data_allowed: true });
   const sk = (await call('POST', `/internal/merchants/${m.body.id}/api-keys`, 'adm', { kind: 'secret', mode: 'test' })).body.key as string;
   for (let i = 0; i < 4; i++) {
-    const paid = await call('POST', '/v2/payments', sk, { amount: 4900, currency: 'RUB', card: { number: '4242424242424242', exp_month: '12', exp_year: '34', cvc: '731' } });
+    const paid = await call('POST', '/v2/payments', sk, { amount: 4900, currency: 'RUB', card: card(CARDS.success) });
     t.same([paid.status, paid.body.status], [200, 'succeeded'], `card payment ${i}`);
   }
   const rows = (await direct.query<{ role: string; query: string }>(
