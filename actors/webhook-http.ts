@@ -13,9 +13,13 @@ export const systemResolver: Resolver = (host) => dns.promises.lookup(host, { al
 
 export interface PostResult { status: number | null; retryAfter: string | null; error: string | null; durationMs: number }
 
+// No socket limit per host here: the dispatcher bounds requests per endpoint and in all
+// (WEBHOOK_ENDPOINT_CONCURRENCY, WEBHOOK_CONCURRENCY). A per-host limit would make endpoints that
+// share a host (two merchants on one hosting service) queue behind each other's slow requests, and
+// a request queued for a socket would spend its time-out before it was sent.
 const agents = {
-  http: new http.Agent({ keepAlive: true, maxSockets: 16, keepAliveMsecs: 10_000 }),
-  https: new https.Agent({ keepAlive: true, maxSockets: 16, keepAliveMsecs: 10_000 }),
+  http: new http.Agent({ keepAlive: true, keepAliveMsecs: 10_000 }),
+  https: new https.Agent({ keepAlive: true, keepAliveMsecs: 10_000 }),
 };
 
 export class AddressRefused extends Error {

@@ -1,7 +1,10 @@
 // WEBHOOK_ENDPOINT_CONCURRENCY bounds the requests at an endpoint: a slot is free again once its
 // request has ended, before the attempt is recorded (the delivery stays leased until then), so a
 // slow record never holds the endpoint's queue (issue 25); every attempt is still recorded, once.
+// Endpoints that share a host are bounded each on its own (the HTTP client's pool adds no limit).
 import t from 'tap';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
 import { insertEventWithDelivery, upsertSettings } from '../../src/store/webhooks-repo.js';
@@ -46,4 +49,46 @@ t.test('an endpoint slot frees when its request ends; records that lag behind do
   const attempts = await pool.query('SELECT count(*)::int AS n FROM webhook_attempts WHERE delivery_id = ANY($1)', [ids]);
   t.equal(attempts.rows[0].n, 4, 'one recorded attempt each');
   t.equal(rx.received.length, 4, 'and no delivery sent again');
+});
+
+t.test('endpoints on one host are bounded each on its own: a slow one never takes the other\'s sockets', async (t) => {
+  const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0' });
+  const pool = testPool(s.srv.databaseUrl, 4);
+  t.teardown(() => pool.end());
+  // One host and port, two endpoints (two merchants on one hosting service): the slow one holds
+  // every request it gets until the test ends.
+  const held: http.ServerResponse[] = [];
+  const paths: string[] = [];
+  const rxServer = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      paths.push(req.url ?? '');
+      if (req.url?.endsWith('/slow')) held.push(res); else res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => rxServer.listen(0, '127.0.0.1', r));
+  const slowSeen = () => paths.filter((p) => p.endsWith('/slow')).length;
+  const rx = {
+    url: `http://127.0.0.1:${(rxServer.address() as AddressInfo).port}/hooks`,
+    close: () => new Promise<void>((r) => { for (const res of held) res.end('ok'); rxServer.closeAllConnections(); rxServer.close(() => r()); }),
+  };
+  const slow = await s.merchant();
+  const fast = await s.merchant();
+  const slowHook = await upsertSettings(pool, { merchantId: slow.id, api: 'merchant', channelId: null, url: `${rx.url}/slow`, events: null });
+  const fastHook = await upsertSettings(pool, { merchantId: fast.id, api: 'merchant', channelId: null, url: `${rx.url}/fast`, events: null });
+  const SLOW = 24;
+  for (let i = 0; i < SLOW; i++) {
+    await insertEventWithDelivery(pool, { merchantId: slow.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: `slow_${i}`, data: { i }, settingsId: slowHook.settings.id });
+  }
+  const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 300_000, leaseMs: 600_000, pollMs: 60_000, maxInflight: 64, perEndpoint: SLOW });
+  t.teardown(async () => { await rx.close(); await d.stop(); });
+  d.start();
+  // Every slow request reaches the receiver: none waits for a socket behind the others.
+  await until(`${SLOW} requests open at the slow endpoint`, () => slowSeen() === SLOW, 60_000);
+
+  const { deliveryId } = await insertEventWithDelivery(pool, { merchantId: fast.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: 'fast', data: {}, settingsId: fastHook.settings.id });
+  d.kick();
+  await until('the other endpoint on the same host delivered', async () =>
+    (await pool.query("SELECT status FROM webhook_deliveries WHERE id = $1", [deliveryId])).rows[0].status === 'succeeded', 60_000);
+  t.equal(slowSeen(), SLOW, 'while all the slow endpoint\'s requests are still open');
 });
