@@ -12,10 +12,10 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
-/** utime + stime of one process in ticks (0 when it is gone). */
-export function ownTicks(pid: number): number {
+/** utime + stime of one process (or, with `tid`, of one of its threads) in ticks (0 when it is gone). */
+export function ownTicks(pid: number, tid?: number): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return Number(f[11]) + Number(f[12]);
@@ -81,4 +81,13 @@ export function postgresCpuSeconds(): number | null { return postmaster === null
 /** CPU seconds used so far by each of these processes (a Postgres backend is one process). */
 export function processSeconds(pids: number[]): Map<number, number> {
   return new Map(pids.map((pid) => [pid, ownTicks(pid) / clockTicks()]));
+}
+
+/**
+ * CPU seconds so far of the main threads of the given processes (a Node process's main thread has
+ * the process's id as its thread id): the server's front end (HTTP, auth, validation, Redis, the
+ * hops to the actor workers), apart from its worker threads and V8's helper threads.
+ */
+export function mainThreadSeconds(pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + ownTicks(pid, pid), 0) / clockTicks();
 }

@@ -2,7 +2,7 @@
 // The running instances are kept so a signal handler can stop them (two may run at once).
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { machineBusySeconds, postgresCpuSeconds, processSeconds, treeCpuSeconds } from './cpu.js';
+import { machineBusySeconds, mainThreadSeconds, postgresCpuSeconds, processSeconds, treeCpuSeconds } from './cpu.js';
 import { round } from './stats.js';
 
 export interface LoadParams {
@@ -56,6 +56,11 @@ export interface LoadFigures {
   statusCodes: Record<string, number>;
   /** CPU time (user + system) of the measured processes per request answered, in µs (when asked). */
   cpuUsPerReq?: number;
+  /**
+   * Of cpuUsPerReq, the server's main thread (the front end), in µs; the rest is its actor workers
+   * and V8's helper threads (garbage collection, compilation).
+   */
+  mainCpuUsPerReq?: number;
   /** The same for the local Postgres's processes (when the bench could find them), in µs. */
   pgCpuUsPerReq?: number;
   /** Of pgCpuUsPerReq, the part of the backends that served the sandbox bank's ledger, in µs. */
@@ -131,6 +136,7 @@ export async function measureTimed(url: string | string[], requests: autocannon.
   if (p.analyze) await analyzeDatabase(p.analyze);
   const startMs = Date.now();
   const cpu0 = cpuPids.length ? treeCpuSeconds(cpuPids) : 0;
+  const main0 = cpuPids.length ? mainThreadSeconds(cpuPids) : 0;
   const pg0 = postgresCpuSeconds();
   const bank0 = pg0 !== null && p.analyze && cpuPids.length ? await bankBackendSeconds(p.analyze) : null;
   const box0 = machineBusySeconds();
@@ -145,6 +151,7 @@ export async function measureTimed(url: string | string[], requests: autocannon.
   // webhook scenario's two merchants) cannot split Postgres's or the machine's time between them.
   if (r.requests.total > 0 && cpuPids.length) {
     figures.cpuUsPerReq = perReq(treeCpuSeconds(cpuPids) - cpu0);
+    figures.mainCpuUsPerReq = perReq(mainThreadSeconds(cpuPids) - main0);
     const pg1 = postgresCpuSeconds();
     if (pg0 !== null && pg1 !== null) figures.pgCpuUsPerReq = perReq(pg1 - pg0);
     const bank1 = bank0 && p.analyze ? await bankBackendSeconds(p.analyze) : null;

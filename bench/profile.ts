@@ -42,7 +42,7 @@ type Common = { databaseUrl: string; redisUrl: string | null; kvPrefix: string; 
 
 const describe = (what: string, r: LoadFigures): string =>
   `${what}: ${r.reqPerSec} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, non-2xx ${r.non2xx}, ` +
-  `CPU ${r.cpuUsPerReq} µs/req (Postgres ${r.pgCpuUsPerReq ?? '-'}, machine ${r.boxCpuUsPerReq ?? '-'})`;
+  `CPU ${r.cpuUsPerReq} µs/req (main thread ${r.mainCpuUsPerReq ?? '-'}; Postgres ${r.pgCpuUsPerReq ?? '-'}, machine ${r.boxCpuUsPerReq ?? '-'})`;
 
 async function runScenario(c: Common): Promise<string> {
   if (scenario === 'create') {

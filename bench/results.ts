@@ -135,7 +135,7 @@ function judgeWebhooks(h: WebhookRun, targets: TargetCheck[], flags: string[]): 
   if (d.malformed) flags.push(`webhooks: ${d.malformed} deliveries with a body the receiver could not read`);
 }
 
-export const FIGURE_HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'CPU µs/req', 'PG µs/req', 'of which bank', 'machine µs/req'];
+export const FIGURE_HEADER = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'CPU µs/req', 'of which main thread', 'PG µs/req', 'of which bank', 'machine µs/req'];
 export const TARGET_HEADER = ['WORKERS', 'check', 'value', 'target', 'result'];
 
 const opt = (v: number | undefined): string => (v === undefined ? '' : String(v));
@@ -144,12 +144,12 @@ export function figureRows(r: BenchResults): string[][] {
   const rows: string[][] = [];
   const load = (name: string, f: LoadFigures, rss?: number) =>
     rows.push([name, String(f.reqPerSec), String(f.p50), String(f.p99), String(f.non2xx), String(f.errors + f.timeouts),
-      rss === undefined ? '' : String(rss), opt(f.cpuUsPerReq), opt(f.pgCpuUsPerReq), opt(f.bankPgCpuUsPerReq), opt(f.boxCpuUsPerReq)]);
+      rss === undefined ? '' : String(rss), opt(f.cpuUsPerReq), opt(f.mainCpuUsPerReq), opt(f.pgCpuUsPerReq), opt(f.bankPgCpuUsPerReq), opt(f.boxCpuUsPerReq)]);
   if (r.baselines.uws) load('A: bare uWS JSON hello', r.baselines.uws);
   const i = r.baselines.insert;
   if (i) {
     rows.push([`B: pg INSERT autocommit (${i.table}, ${i.connections} conns), rows/s`, String(Math.round(i.rowsPerSecond)),
-      String(i.p50), String(i.p99), '', String(i.failures), '', '', '', '', '']);
+      String(i.p50), String(i.p99), '', String(i.failures), '', '', '', '', '', '']);
   }
   for (const s of r.server) {
     if (s.create) load(`POST /api/v2/payments, WORKERS=${s.workers}`, s.create, s.create.peakRssMb);
