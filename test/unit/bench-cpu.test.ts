@@ -1,6 +1,7 @@
 // The bench's CPU counters read /proc: a process's main thread is its own row of the per-thread
 // table, part of the process's total, and it counts the time this thread spends.
 import t from 'tap';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mainThreadSeconds, treeCpuSeconds } from '../../bench/cpu.js';
 
@@ -15,4 +16,15 @@ t.test('the main thread\'s CPU is read apart from the process\'s', { skip: exist
   t.ok(main >= 0.1, `the main thread's counter moved with its own work (${main.toFixed(2)} s)`);
   t.ok(mainThreadSeconds([process.pid]) <= treeCpuSeconds([process.pid]) + 0.02, 'and never exceeds the whole process');
   t.equal(mainThreadSeconds([2 ** 22 + 7]), 0, 'a process that does not exist counts 0');
+});
+
+t.test('a child that ended during the window still counts in its parent\'s tree', { skip: existsSync('/proc/self/task') ? false : 'needs /proc (Linux)' }, async (t) => {
+  const before = treeCpuSeconds([process.pid]);
+  // The child spins until it has used 300 ms of CPU (a condition, not a duration), then exits.
+  const child = spawn(process.execPath, ['-e', 'const u=process.cpuUsage();let x=0;while(process.cpuUsage(u).user<300000)x+=Math.sqrt(x+1);']);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  t.equal(code, 0);
+  // The exit event comes once libuv has reaped it: its time is now in this process's cutime.
+  const grown = treeCpuSeconds([process.pid]) - before;
+  t.ok(grown >= 0.25, `the ended child's CPU is in the tree (${grown.toFixed(2)} s)`);
 });
