@@ -73,6 +73,7 @@ export class WebhookDispatcher {
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<number> | null = null;
   private again = false;
+  private started = false;
   private stopped = false;
   /**
    * Attempts that end together are recorded in one statement (group commit, as payments' writes):
@@ -88,14 +89,19 @@ export class WebhookDispatcher {
   private now(): number { return (this.c.now ?? Date.now)(); }
 
   start(): void {
+    this.started = true;
     this.timer = setInterval(() => this.kick(), this.c.pollMs);
     this.timer.unref();
     this.kick();
   }
 
-  /** Looks for due work now (called after a commit that queued deliveries, and by the timer). */
+  /**
+   * Looks for due work now (called after a commit that queued deliveries, and by the timer). Only a
+   * started dispatcher looks on its own: one driven by hand (the main thread's, for the operator's
+   * test ping and resend, even with WEBHOOK_DISPATCH=0; tests) attempts only what it is asked to.
+   */
   kick(): void {
-    if (this.stopped) return;
+    if (!this.started || this.stopped) return;
     if (this.ticking) { this.again = true; return; }
     this.ticking = this.tick().catch((err: Error) => { this.c.log?.warn({ err }, 'webhook claim failed'); return 0; }).finally(() => {
       this.ticking = null;

@@ -3,7 +3,8 @@ import http from 'node:http';
 import crypto from 'node:crypto';
 
 export interface Received { headers: http.IncomingHttpHeaders; body: string; at: number; path: string }
-export type Script = (r: Received, n: number) => { status: number; headers?: Record<string, string>; delayMs?: number };
+/** `hold`: answer once it settles (the receiver's close answers every held request at once). */
+export type Script = (r: Received, n: number) => { status: number; headers?: Record<string, string>; delayMs?: number; hold?: Promise<unknown> };
 
 export interface Receiver {
   url: string;
@@ -15,6 +16,7 @@ export interface Receiver {
 
 export async function startReceiver(script: Script = () => ({ status: 200 })): Promise<Receiver> {
   const received: Received[] = [];
+  const held = new Set<() => void>();
   const r: Partial<Receiver> = { received, script };
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -23,8 +25,8 @@ export async function startReceiver(script: Script = () => ({ status: 200 })): P
       const rec = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now(), path: req.url ?? '' };
       received.push(rec);
       const out = r.script!(rec, received.length);
-      const answer = () => { if (!res.destroyed) { res.writeHead(out.status, out.headers); res.end('ok'); } };
-      if (out.delayMs) setTimeout(answer, out.delayMs); else answer();
+      const answer = () => { held.delete(answer); if (!res.destroyed && !res.headersSent) { res.writeHead(out.status, out.headers); res.end('ok'); } };
+      if (out.hold) { held.add(answer); void out.hold.then(answer, answer); } else if (out.delayMs) setTimeout(answer, out.delayMs); else answer();
     });
   });
   server.keepAliveTimeout = 1000;
@@ -32,8 +34,9 @@ export async function startReceiver(script: Script = () => ({ status: 200 })): P
   const { port } = server.address() as { port: number };
   return Object.assign(r, {
     url: `http://127.0.0.1:${port}/hooks`,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
-    async waitFor(n: number, ms = 10_000) {
+    close: () => new Promise<void>((resolve) => { for (const answer of [...held]) answer(); server.closeAllConnections(); server.close(() => resolve()); }),
+    // Returns what arrived by then, also when fewer than n did: the caller's assertion says what is missing.
+    async waitFor(n: number, ms = 30_000) {
       const end = Date.now() + ms;
       while (received.length < n && Date.now() < end) await new Promise((x) => setTimeout(x, 20));
       return received;

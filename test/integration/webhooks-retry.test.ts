@@ -7,6 +7,7 @@ import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
 import { insertEventWithDelivery, resendEvent, upsertSettings } from '../../src/store/webhooks-repo.js';
 import { startTestServer } from '../helpers/server.js';
 import { startReceiver, type Script } from '../helpers/receiver.js';
+import { until } from '../helpers/wait.js';
 
 // A server for its database only: its own dispatch loops are off, the test drives one by hand.
 const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0' });
@@ -119,22 +120,29 @@ t.test('a lease that ran out (the process died mid-attempt) is taken over', asyn
 });
 
 t.test('one slow endpoint does not hold up another merchant', async (t) => {
-  const slow = await setup(() => ({ status: 200, delayMs: 250 }));
+  // The slow endpoint answers nothing until the test lets it: no timing decides the outcome.
+  let release!: () => void;
+  const released = new Promise<void>((r) => { release = r; });
+  const slow = await setup(() => ({ status: 200, hold: released }));
   const fast = await setup(() => ({ status: 200 }));
-  t.teardown(() => Promise.all([slow.rx.close(), fast.rx.close()]));
+  t.teardown(() => { release(); return Promise.all([slow.rx.close(), fast.rx.close()]); });
   for (let i = 0; i < 6; i++) {
     const st = (await pool.query("SELECT id FROM webhook_settings WHERE merchant_id = $1", [slow.m.id])).rows[0].id;
     await insertEventWithDelivery(pool, { merchantId: slow.m.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: 'x', data: {}, settingsId: st });
   }
-  const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 2000, leaseMs: 5000, pollMs: 1000, maxInflight: 8, perEndpoint: 2 });
+  const d = new WebhookDispatcher({ db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 120_000, leaseMs: 300_000, pollMs: 1000, maxInflight: 8, perEndpoint: 2 });
   await d.tick();
   await d.tick();
-  await fast.rx.waitFor(1, 2000);
-  t.equal(fast.rx.received.length, 1, 'the fast endpoint got its event while the slow one was busy');
-  t.ok(slow.rx.received.length <= 2, 'at most 2 in flight per endpoint');
+  await until('the fast endpoint\'s event', () => fast.rx.received.length === 1, 60_000);
+  await until('two requests held at the slow endpoint', () => slow.rx.received.length === 2, 60_000);
+  t.equal(fast.rx.received.length, 1, 'the fast endpoint got its event while the slow one held two requests');
+  t.equal(await d.tick(), 0, 'another claim takes none of the five left while two are open');
+  const leased = await pool.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE merchant_id = $1 AND status = 'delivering'", [slow.m.id]);
+  t.equal(leased.rows[0].n, 2, 'at most 2 in flight per endpoint');
+  release();
   await d.idle();
   while (await d.runOnce() > 0) { /* drain */ }
-  await slow.rx.waitFor(7, 5000);
+  await slow.rx.waitFor(7);
   t.equal(slow.rx.received.length, 7);
 });
 
@@ -175,4 +183,22 @@ t.test('an attempt that throws (malformed event data) is recorded as a failed at
   t.equal(await d.runOnce(deliveryId), 1);
   t.equal((await attempts(deliveryId)).length, 2, 'the retry is recorded too');
   t.equal(rx.received.length, 0, 'nothing malformed was sent');
+});
+
+t.test('a dispatcher driven by hand (the main thread\'s, for pings and resends) attempts only what it is asked', async (t) => {
+  // Two due deliveries; the dispatcher is asked for the first. When that attempt ends, a started
+  // dispatcher looks for more at once; one that was never started must not (with WEBHOOK_DISPATCH=0
+  // the main thread's would otherwise deliver any merchant's due events after an operator's ping).
+  const { rx, deliveryId, d } = await setup(() => ({ status: 200 }));
+  t.teardown(() => rx.close());
+  const other = await setup(() => ({ status: 200 }));
+  t.teardown(() => other.rx.close());
+  t.equal(await d.runOnce(deliveryId), 1, 'the delivery asked for is attempted');
+  // stop() waits for any look it started on its own, and for that look's attempts.
+  await d.stop();
+  t.equal((await row(deliveryId)).status, 'succeeded');
+  const r = await row(other.deliveryId);
+  t.equal(r.status, 'pending', 'the other due delivery was left to the dispatchers that run');
+  t.equal(r.attempts, 0);
+  t.equal(other.rx.received.length, 0);
 });
