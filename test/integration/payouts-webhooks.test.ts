@@ -34,7 +34,7 @@ t.test('merchant-wide gateway row: one signed delivery per payout, the payout as
   const ok = await s.request('POST', '/v2/payouts', { key: sk, body: { amount: 1_000, currency: 'AZN', destination: { type: 'card', card: CARDS.success } } });
   const ko = await s.request('POST', '/v2/payouts', { key: sk, body: { amount: 700, currency: 'AZN', destination: { type: 'card', card: CARDS.declined } } });
   t.same([ok.body.status, ko.body.status], ['paid', 'failed']);
-  const got = await rx.waitFor(2, 15_000);
+  const got = await rx.waitFor(2);
   t.same(got.map((r) => r.path).sort(), ['/hooks/wide', '/hooks/wide'], 'both to the merchant-wide row, none to the channel row');
   for (const [payout, type] of [[ok.body, 'payout.paid'], [ko.body, 'payout.failed']] as const) {
     const r = got.find((x) => JSON.parse(x.body).type === type)!;
