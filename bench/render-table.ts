@@ -11,7 +11,7 @@ import { replaceSummary, summaryLines } from './readme-summary.js';
 import { FIGURE_HEADER, TARGET_HEADER, WEBHOOK_HEADER, describeSetup, figureRows, targetRows, webhookRows, type BenchResults } from './results.js';
 
 const START = '<!-- bench:start -->';
-const NUMERIC = new Set(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'CPU µs/req', 'WORKERS', 'value', ...WEBHOOK_HEADER]);
+const NUMERIC = new Set(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'CPU µs/req', 'of which main thread', 'PG µs/req', 'of which bank', 'machine µs/req', 'WORKERS', 'value', ...WEBHOOK_HEADER]);
 const END = '<!-- bench:end -->';
 /** Where the results table lives (relative to the package root, where npm runs scripts). */
 export const TABLE_DOC = 'bench/README.md';
