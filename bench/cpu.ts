@@ -12,16 +12,21 @@ function clockTicks(): number {
   return ticksPerSecond;
 }
 
+/** The fields of a /proc stat file after the command name (which may hold spaces), or null when it is gone. */
+function statFields(path: string): string[] | null {
+  try {
+    const stat = readFileSync(path, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
 /** utime + stime of one process (or, with `tid`, of one of its threads) in ticks (0 when it is gone). */
 export function ownTicks(pid: number, tid?: number): number {
-  try {
-    const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
-    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(f[11]) + Number(f[12]);
-  } catch {
-    return 0;
-  }
+  // State is field 3, utime 14, stime 15 (indexes 11 and 12 after the command name).
+  const f = statFields(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`);
+  return f ? Number(f[11]) + Number(f[12]) : 0;
 }
 
 function childrenOf(pid: number): number[] {
@@ -36,17 +41,12 @@ function childrenOf(pid: number): number[] {
 }
 
 /**
- * cutime + cstime of one process in ticks: the CPU of its children that have ended and that it has
- * reaped (theirs and their own reaped children's), 0 when it is gone.
+ * utime + stime + cutime + cstime of one process in ticks: its own CPU and that of its children that
+ * have ended and that it has reaped (theirs and their own reaped children's); 0 when it is gone.
  */
-function reapedTicks(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(f[13]) + Number(f[14]);
-  } catch {
-    return 0;
-  }
+function ownAndReapedTicks(pid: number): number {
+  const f = statFields(`/proc/${pid}/stat`);
+  return f ? Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) : 0;
 }
 
 /**
@@ -63,7 +63,7 @@ export function treeCpuSeconds(pids: number[]): number {
     const pid = todo.pop()!;
     if (seen.has(pid)) continue;
     seen.add(pid);
-    ticks += ownTicks(pid) + reapedTicks(pid);
+    ticks += ownAndReapedTicks(pid);
     todo.push(...childrenOf(pid));
   }
   return ticks / clockTicks();

@@ -3,8 +3,6 @@
 // slow record never holds the endpoint's queue (issue 25); every attempt is still recorded, once.
 // Endpoints that share a host are bounded each on its own (the HTTP client's pool adds no limit).
 import t from 'tap';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type pg from 'pg';
 import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
 import { insertEventWithDelivery, upsertSettings } from '../../src/store/webhooks-repo.js';
@@ -56,22 +54,10 @@ t.test('endpoints on one host are bounded each on its own: a slow one never take
   const pool = testPool(s.srv.databaseUrl, 4);
   t.teardown(() => pool.end());
   // One host and port, two endpoints (two merchants on one hosting service): the slow one holds
-  // every request it gets until the test ends.
-  const held: http.ServerResponse[] = [];
-  const paths: string[] = [];
-  const rxServer = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      paths.push(req.url ?? '');
-      if (req.url?.endsWith('/slow')) held.push(res); else res.end('ok');
-    });
-  });
-  await new Promise<void>((r) => rxServer.listen(0, '127.0.0.1', r));
-  const slowSeen = () => paths.filter((p) => p.endsWith('/slow')).length;
-  const rx = {
-    url: `http://127.0.0.1:${(rxServer.address() as AddressInfo).port}/hooks`,
-    close: () => new Promise<void>((r) => { for (const res of held) res.end('ok'); rxServer.closeAllConnections(); rxServer.close(() => r()); }),
-  };
+  // every request it gets until the receiver closes.
+  const never = new Promise<void>(() => {});
+  const rx = await startReceiver((r) => (r.path.endsWith('/slow') ? { status: 200, hold: never } : { status: 200 }));
+  const slowSeen = () => rx.received.filter((r) => r.path.endsWith('/slow')).length;
   const slow = await s.merchant();
   const fast = await s.merchant();
   const slowHook = await upsertSettings(pool, { merchantId: slow.id, api: 'merchant', channelId: null, url: `${rx.url}/slow`, events: null });
