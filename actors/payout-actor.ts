@@ -8,11 +8,11 @@
 // payout's status and attempt. Recovery asks the bank for an attempt's outcome instead of paying again.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { payoutView } from '../src/api/payouts.js';
-import { PAYOUT_OPERATION, transitionPayout, type Payout, type PayoutCommand } from '../src/domain/payout.js';
+import { PAYOUT_OPERATION, transitionPayout, type Payout, type PayoutCommand, type PayoutRefusal } from '../src/domain/payout.js';
 import type { PayoutResult } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
 import { abandonAttempt, type Attempt, type AttemptStart } from '../src/store/attempts-repo.js';
-import { ensureBalance, findPayout, findPayoutByKey, payoutKeyTaken, type PayoutBegin } from '../src/store/payouts-repo.js';
+import { ensureBalance, findPayout, findPayoutKey, payoutKeyTaken, type PayoutBegin } from '../src/store/payouts-repo.js';
 import { startAttempt } from './attempt-protocol.js';
 import { MAX_CONFLICT_RETRIES, markCommitted, type ActorContext } from './context.js';
 import type { CommandOf, Failed, PayoutRequest, ReplyOf } from './protocol.js';
@@ -25,6 +25,11 @@ export const PAYOUT_WAIT_MS = 3_000;
 const failed = (f: ApiFailure): Failed => ({ ok: false, failure: f });
 const unknown = (): Failed => failed({ ...fail('outcome_unknown'), retryAfterSeconds: 2 });
 const inProgress = (): Failed => failed({ ...fail('idempotency_key_in_use'), retryAfterSeconds: 1 });
+/** The refusal for the balance; as a replay (`replayedFrom`: the request that was refused) when its key already held it. */
+const refused = (r: PayoutRefusal, replay: boolean): Failed => ({
+  ...failed({ ...fail('insufficient_balance', 'amount', `${r.available} ${r.currency} available`), extra: { available: r.available, currency: r.currency } }),
+  ...(replay ? { replayedFrom: r.requestId } : {}),
+});
 
 /** The attempt's status and the payout's command for a bank answer. */
 function commandOf(res: PayoutResult | { kind: 'unknown_attempt' }): { cmd: PayoutCommand; attempt: 'succeeded' | 'failed' | 'abandoned' } {
@@ -60,7 +65,8 @@ function newPayout(id: string, q: PayoutRequest, attemptId: string, now: number)
 
 /**
  * Step 1, grouped with the shard's other payouts (one statement, one commit for many). A key another
- * payout holds, found in the statement or breaking it on the unique index, is `key_taken`; a
+ * request bound (its payout or its refusal), found in the statement or breaking it on the key's
+ * primary key, is `key_taken`; a
  * balance's first payout creates the balance's row and is submitted again.
  */
 async function reserve(ctx: ActorContext, payout: Payout, attempt: AttemptStart): Promise<PayoutBegin> {
@@ -83,11 +89,14 @@ export async function handlePayoutCreate(ctx: ActorContext, m: CommandOf<'payout
   const q = m.request;
   const waitUntil = ctx.now() + PAYOUT_WAIT_MS;
   for (let i = 0, pause = 5; ; i++, pause = Math.min(pause * 2, 100)) {
-    // A payout already made with this key is answered as it stands (Postgres is the arbiter). The
-    // first try reads no key: the reservation checks the key before the balance and reserves
-    // nothing when a payout holds it (key_taken); the key is read on every try after that.
-    const prior = q.idempotencyKey && i > 0 ? await findPayoutByKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey) : null;
-    if (prior && prior.requestHash !== q.requestHash) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
+    // A key already bound is answered by what it holds (Postgres is the arbiter): the payout as it
+    // stands, or the refusal its first request got. The first try reads no key: the reservation
+    // checks the key before the balance and does nothing when it is bound (key_taken); the key is
+    // read on every try after that.
+    const held = q.idempotencyKey && i > 0 ? await findPayoutKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey) : null;
+    if (held && held.requestHash !== q.requestHash) return failed(fail('idempotency_conflict', 'Idempotency-Key'));
+    if (held && 'refusal' in held) return refused(held.refusal, true);
+    const prior = held?.payout ?? null;
     // The key holds a payout: whatever fails from here on, this request's answer is not "nothing happened".
     if (prior) markCommitted(ctx);
     if (prior && prior.status !== 'pending') return { ok: true, payout: prior, replayed: true };
@@ -110,11 +119,10 @@ export async function handlePayoutCreate(ctx: ActorContext, m: CommandOf<'payout
     }, async (_version, start) => {
       const payout = st.payout = newPayout(m.id, q, start.id, ctx.now());
       const begun = await reserve(ctx, payout, start);
-      if (begun.kind === 'insufficient') {
-        // Refused for the balance: a key committed meanwhile by another process answers as its payout.
-        if (q.idempotencyKey && await findPayoutByKey(ctx.db, q.merchantId, q.livemode, q.idempotencyKey)) return false;
-        st.refusal = failed({ ...fail('insufficient_balance', 'amount', `${begun.available} ${q.currency} available`), extra: { available: begun.available, currency: q.currency } });
-      }
+      // Refused for the balance. A keyed refusal is bound to its key by the same statement: a
+      // same-key twin in any process is answered by it, and one that bound the key first made this
+      // row key_taken instead.
+      if (begun.kind === 'insufficient') st.refusal = refused({ code: 'insufficient_balance', available: begun.available, currency: q.currency, requestId: q.requestId }, false);
       return begun.kind === 'started';
     });
     if (st.refusal) return st.refusal;

@@ -154,7 +154,8 @@ export interface Results {
   'payout.create': PayoutResultMsg;
 }
 
-export type Failed = { ok: false; failure: ApiFailure };
+/** `replayedFrom`: the failure is what the request's Idempotency-Key holds, from that earlier request (its id). */
+export type Failed = { ok: false; failure: ApiFailure; replayedFrom?: string };
 export type ReplyOf<K extends CommandKind> = ({ ok: true } & Results[K]) | Failed;
 /** The reply to a command, typed by the command (a create with `answer` gets the answer, else the payment). */
 export type ReplyTo<C extends Command> = C extends { kind: 'payment.create' }

@@ -94,7 +94,8 @@ function payoutPaths(servers: unknown[], security: unknown[]): Record<string, un
         operationId: 'createPayout',
         summary: 'Pay out of the available balance to a card, an IBAN or an SBP phone',
         description: 'Secret key, or restricted key with payouts:write; not a channel-scoped key (403 CHANNEL_FORBIDDEN, as for the list, get and balance). Answers 200 with the payout as the bank left it: paid, or failed with failure.code. '
-          + 'Above the available balance of the currency: 400 INSUFFICIENT_BALANCE (with available and currency), nothing written. '
+          + 'Above the available balance of the currency: 400 INSUFFICIENT_BALANCE (with available and currency), no payout made; under an Idempotency-Key that refusal is kept for 24 hours, '
+          + 'and the same key and body get it again (Idempotent-Replayed: true, Original-Request naming the refused request, the same available) even once the balance has grown: use a new key to try again. '
           + 'Bad destination values: 400 VALIDATION_ERROR naming the field (reason CARD_NUMBER_INVALID, IBAN_INVALID, BIC_INVALID, PHONE_INVALID, SBP_MEMBER_INVALID, PAYOUT_DESTINATION_INVALID). '
           + '503 OUTCOME_UNKNOWN when the bank\'s answer is not recorded yet: retry with the same Idempotency-Key.',
         security,

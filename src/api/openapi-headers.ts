@@ -10,12 +10,12 @@ type Obj = Record<string, unknown>;
 const int = (description: string, minimum = 0) => ({ schema: { type: 'integer', minimum }, description });
 
 export const RESPONSE_HEADERS = {
-  'X-Request-Id': { schema: { type: 'string', pattern: '^req_[0-9A-Za-z]+$' }, description: 'Id of this request (of the first request, on an idempotent replay); quote it to support.' },
+  'X-Request-Id': { schema: { type: 'string', pattern: '^req_[0-9A-Za-z]+$' }, description: 'Id of this request (of the first request, on an idempotent replay of a 2xx); quote it to support.' },
   'X-RateLimit-Limit': int('Requests allowed per minute for this API key.', 1),
   'X-RateLimit-Remaining': int('Requests left in the current one-minute window.'),
   'X-RateLimit-Reset': int('When the current window ends, in Unix seconds.'),
   'Retry-After': int('Seconds to wait before trying again: on 429 and 503, and on 409 idempotency_key_in_use (the first request with this key is still running).', 1),
-  'Idempotent-Replayed': { schema: { type: 'string', const: 'true' }, description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key.' },
+  'Idempotent-Replayed': { schema: { type: 'string', const: 'true' }, description: 'Present when this is the stored answer to an earlier request with the same Idempotency-Key (a 2xx, or a payout\'s 400 INSUFFICIENT_BALANCE).' },
   'Original-Request': { schema: { type: 'string', pattern: '^req_[0-9A-Za-z]+$' }, description: 'On a replay: the id of the request that produced the answer.' },
 } as const;
 type HeaderName = keyof typeof RESPONSE_HEADERS;

@@ -108,6 +108,16 @@ export interface Payout {
   updatedAt: number;
 }
 
+/**
+ * A payout request refused for its balance once it began executing: what its Idempotency-Key keeps
+ * (a same-key request is answered by it, never evaluated again), `available` being what was left of
+ * the balance at its turn.
+ */
+export interface PayoutRefusal { code: 'insufficient_balance'; available: number; currency: string; requestId: string }
+
+/** What an Idempotency-Key of payouts holds: the payout it made, or its refusal; `requestHash` of the request that bound it. */
+export type PayoutKeyHolds = { requestHash: string } & ({ payout: Payout } | { refusal: PayoutRefusal });
+
 export type PayoutCommand =
   | { type: 'pay'; ref: string }
   | { type: 'fail'; code: string; ref: string | null };

@@ -33,7 +33,8 @@ export const createMailbox = (idem: IdempotencyOf): string | undefined => (idem.
 /** `replayed`: the actor found the key already used by an identical request (Postgres arbitrated). */
 /** `cached`: the worker already wrote the answer to the replay cache. */
 /** `uncached`: the answer shows a state still in motion (a payment not yet paid): never cached, and a replay shows it as it is now. */
-export type CreateOutcome = { answer: StoredAnswer; replayed: boolean; cached?: boolean; uncached?: boolean } | { failure: ApiFailure };
+/** `replayedFrom`: a failure the key holds from that earlier request (a payout's refusal): sent as a replay. */
+export type CreateOutcome = { answer: StoredAnswer; replayed: boolean; cached?: boolean; uncached?: boolean } | { failure: ApiFailure; replayedFrom?: string };
 
 export function replay(ctx: Ctx, a: StoredAnswer): void {
   // The first answer again, byte for byte; X-Request-Id names the request that produced it.
@@ -61,7 +62,9 @@ export async function runIdempotentIfFound(ctx: Ctx, s: Services, req: Idempoten
 
 async function answer(ctx: Ctx, s: Services, req: IdempotentRequest, out: CreateOutcome): Promise<void> {
   if (req.key === null) return 'failure' in out ? sendFailure(ctx, out.failure) : sendJson(ctx, out.answer.status, out.answer.body);
-  if ('failure' in out) return sendFailure(ctx, out.failure);
+  if ('failure' in out) {
+    return sendFailure(ctx, out.failure, out.replayedFrom ? [['Idempotent-Replayed', 'true'], ['Original-Request', out.replayedFrom]] : []);
+  }
   if (!out.replayed) {
     if (!out.cached && !out.uncached) s.idempotency.remember(req.scope, req.hash, out.answer);
     return sendJson(ctx, out.answer.status, out.answer.body);

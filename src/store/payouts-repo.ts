@@ -7,7 +7,7 @@
 // "Payouts reserve and settle grouped".
 import type pg from 'pg';
 import { eventId } from '../domain/ids.js';
-import type { MaskedDestination, Payout, PayoutFailure, PayoutStatus } from '../domain/payout.js';
+import type { MaskedDestination, Payout, PayoutFailure, PayoutKeyHolds, PayoutRefusal, PayoutStatus } from '../domain/payout.js';
 import { stillStarted, type AttemptStart } from './attempts-repo.js';
 
 const iso = (v: number) => new Date(v).toISOString();
@@ -32,8 +32,8 @@ const SETTLED = `('succeeded', 'partially_refunded', 'refunded')`;
 /** What one payout's reservation came to (`no_balance`: its balance has no row yet: `ensureBalance`, then submit again). */
 export type PayoutBegin = { kind: 'started' } | { kind: 'insufficient'; available: number } | { kind: 'key_taken' } | { kind: 'no_balance' };
 
-/** Whether a grouped reservation's error (beginPayouts) is its row's Idempotency-Key held by another payout. */
-export const payoutKeyTaken = (err: unknown): boolean => (err as { constraint?: string } | null)?.constraint === 'payouts_idempotency';
+/** Whether a grouped reservation's error (beginPayouts) is its row's Idempotency-Key bound by another request (migration 025). */
+export const payoutKeyTaken = (err: unknown): boolean => (err as { constraint?: string } | null)?.constraint === 'payout_keys_pkey';
 
 /** One payout to begin: the pending payout and its connector attempt. */
 export interface PayoutStart { payout: Payout; attempt: AttemptStart }
@@ -41,8 +41,8 @@ export interface PayoutStart { payout: Payout; attempt: AttemptStart }
 /**
  * Step 1 of the attempt protocol for many payouts, in one statement (the shard's payout group
  * writer); the bank is called only after it has committed, never under a balance's lock.
- * - Each payout's Idempotency-Key first: a key some payout holds is that row's answer (never a
- *   balance refusal its own reservation caused); the row reserves nothing.
+ * - Each payout's Idempotency-Key first: a key already bound (`payout_keys`, migration 025: the
+ *   payout a request with it made, or its refusal) is that row's answer; the row reserves nothing.
  * - The group's balance rows (`payout_balances`, migration 024) are locked in key order, so two
  *   processes' groups meet them alike (no deadlock); after a wait, FOR UPDATE returns a row as last
  *   committed, so `held` counts every earlier reservation in any process.
@@ -53,11 +53,14 @@ export interface PayoutStart { payout: Payout; attempt: AttemptStart }
  *   what reserving them one by one in that order gives, and their sum never exceeds the net. The
  *   balance row is raised once by their sum; their attempts and pending payouts are inserted with it.
  * - A refused payout's `available` is what was left at its turn (net − held − the group's reserved).
+ * - Every keyed row binds its key in `payout_keys`, in key order: a reserved one to its payout, a
+ *   refused one to its refusal. So a request that began executing keeps its outcome for its key
+ *   whatever the balance does next: a same-key twin is answered by it, never evaluated again.
  * - A balance with no row yet (its first payout ever) reserves nothing: `no_balance`.
  * The net is summed in the statement's snapshot, before the locks are waited for (as before the
- * grouping: a payment settling meanwhile only adds to it). A key another payout commits while this
- * statement runs breaks it on `payouts_idempotency`: the group writer splits the group until that
- * row fails alone (payoutKeyTaken), the others reserved.
+ * grouping: a payment settling meanwhile only adds to it). A key another request binds while this
+ * statement runs breaks it on `payout_keys_pkey` (whether that request was reserved or refused):
+ * the group writer splits the group until that row fails alone (payoutKeyTaken), the others done.
  */
 const RESERVE_SQL = `
 WITH v AS (
@@ -79,7 +82,7 @@ WITH v AS (
   FROM k
 ), cand AS (
   SELECT v.*, bal.held, net.v AS net,
-    EXISTS (SELECT 1 FROM payouts p WHERE v.idem IS NOT NULL AND p.merchant_id = v.merchant_id AND p.livemode = v.livemode AND p.idempotency_key = v.idem) AS taken
+    EXISTS (SELECT 1 FROM payout_keys pk WHERE v.idem IS NOT NULL AND pk.merchant_id = v.merchant_id AND pk.livemode = v.livemode AND pk.idempotency_key = v.idem) AS taken
   FROM v JOIN net USING (merchant_id, livemode, currency) LEFT JOIN bal USING (merchant_id, livemode, currency)
 ), ok AS (
   SELECT * FROM (
@@ -99,11 +102,21 @@ WITH v AS (
                        request_id, idempotency_key, request_hash, created_at, updated_at)
   SELECT payout_id, merchant_id, livemode, amount, currency, 'pending', destination, NULL, metadata, att_id,
          request_id, idem, request_hash, created_at, created_at
-  FROM ok ORDER BY merchant_id, livemode, idem
+  FROM ok
+), out AS (
+  SELECT c.*, EXISTS (SELECT 1 FROM ok WHERE ok.ord = c.ord) AS reserved,
+    (c.net - c.held - COALESCE((SELECT s.total FROM sums s WHERE s.merchant_id = c.merchant_id AND s.livemode = c.livemode AND s.currency = c.currency), 0))::bigint AS available
+  FROM cand c
+), keys AS (
+  INSERT INTO payout_keys (merchant_id, livemode, idempotency_key, request_hash, payout_id, refusal, created_at)
+  SELECT merchant_id, livemode, idem, request_hash,
+    CASE WHEN reserved THEN payout_id END,
+    CASE WHEN NOT reserved THEN jsonb_build_object('code', 'insufficient_balance', 'available', available, 'currency', currency, 'request_id', request_id) END,
+    created_at
+  FROM out WHERE idem IS NOT NULL AND NOT taken AND held IS NOT NULL
+  ORDER BY merchant_id, livemode, idem
 )
-SELECT c.ord::int AS ord, c.taken, c.held IS NULL AS no_balance, EXISTS (SELECT 1 FROM ok WHERE ok.ord = c.ord) AS reserved,
-  (c.net - c.held - COALESCE((SELECT s.total FROM sums s WHERE s.merchant_id = c.merchant_id AND s.livemode = c.livemode AND s.currency = c.currency), 0))::bigint AS available
-FROM cand c`;
+SELECT ord::int AS ord, taken, held IS NULL AS no_balance, reserved, available FROM out`;
 
 /** Step 1 for many payouts (RESERVE_SQL): each one's outcome, in the order given. */
 export async function beginPayouts(db: pg.Pool, xs: PayoutStart[]): Promise<PayoutBegin[]> {
@@ -206,13 +219,22 @@ export async function findPayout(db: pg.Pool, id: string): Promise<Payout | null
   return res.rows[0] ? rowToPayout(res.rows[0]) : null;
 }
 
-export async function findPayoutByKey(db: pg.Pool, merchantId: string, livemode: boolean, key: string): Promise<Payout | null> {
-  const res = await db.query<PayoutRow>({
-    name: 'payout_by_idem',
-    text: 'SELECT * FROM payouts WHERE merchant_id = $1 AND livemode = $2 AND idempotency_key = $3',
+/** What a payout Idempotency-Key holds (one statement, one snapshot): the payout it made, its refusal, or nothing. */
+export async function findPayoutKey(db: pg.Pool, merchantId: string, livemode: boolean, key: string): Promise<PayoutKeyHolds | null> {
+  const res = await db.query<PayoutRow & { key_hash: string; refusal: { code: 'insufficient_balance'; available: number; currency: string; request_id: string } | null }>({
+    name: 'payout_key_holds',
+    text: `SELECT k.request_hash AS key_hash, k.refusal, p.* FROM payout_keys k LEFT JOIN payouts p ON p.id = k.payout_id
+           WHERE k.merchant_id = $1 AND k.livemode = $2 AND k.idempotency_key = $3`,
     values: [merchantId, livemode, key],
   });
-  return res.rows[0] ? rowToPayout(res.rows[0]) : null;
+  const r = res.rows[0];
+  if (!r) return null;
+  if (r.refusal) {
+    const refusal: PayoutRefusal = { code: r.refusal.code, available: Number(r.refusal.available), currency: r.refusal.currency, requestId: r.refusal.request_id };
+    return { requestHash: r.key_hash, refusal };
+  }
+  if (!r.id) throw new Error(`payout key ${key} of ${merchantId} names a payout that does not exist`);
+  return { requestHash: r.key_hash, payout: rowToPayout(r) };
 }
 
 /**
@@ -252,11 +274,24 @@ export async function balanceOf(db: pg.Pool, merchantId: string, livemode: boole
   return res.rows.map((r) => ({ currency: r.currency, available: Number(r.net) - Number(r.held), pending: Number(r.pending) }));
 }
 
-/** Idempotency keys live 24 hours, as for payments: after that the same key may create a new payout (never a pending one's). */
+/**
+ * Idempotency keys live 24 hours, as for payments: after that the same key may be evaluated again
+ * (a refusal's key, and a settled payout's; never a pending one's). The payout's own column is
+ * cleared with it, so it names the key it holds.
+ */
 export async function releaseOldPayoutKeys(db: pg.Pool, ttlSeconds: number): Promise<number> {
-  const res = await db.query(
-    `UPDATE payouts SET idempotency_key = NULL WHERE id IN (
-       SELECT id FROM payouts WHERE idempotency_key IS NOT NULL AND status <> 'pending' AND created_at < now() - make_interval(secs => $1)
-       LIMIT 1000 FOR UPDATE SKIP LOCKED)`, [ttlSeconds]);
-  return res.rowCount ?? 0;
+  const res = await db.query<{ n: number }>(
+    `WITH old AS (
+       SELECT k.merchant_id, k.livemode, k.idempotency_key FROM payout_keys k LEFT JOIN payouts p ON p.id = k.payout_id
+       WHERE k.created_at < now() - make_interval(secs => $1) AND (k.payout_id IS NULL OR p.status <> 'pending')
+       LIMIT 1000 FOR UPDATE OF k SKIP LOCKED
+     ), gone AS (
+       DELETE FROM payout_keys k USING old
+       WHERE k.merchant_id = old.merchant_id AND k.livemode = old.livemode AND k.idempotency_key = old.idempotency_key
+       RETURNING k.payout_id
+     ), cleared AS (
+       UPDATE payouts p SET idempotency_key = NULL FROM gone WHERE p.id = gone.payout_id
+     )
+     SELECT count(*)::int AS n FROM gone`, [ttlSeconds]);
+  return res.rows[0]?.n ?? 0;
 }

@@ -151,7 +151,7 @@ t.test('one statement, row isolation: a taken key, a balance with no row and a b
   t.same(await reservation(fresh.id), { held: 0, owed: 0 }, 'no row was made for the fresh balance by the statement');
   // Two payouts with one key in one statement: the unique index breaks it (the group writer then splits it).
   const broken = await beginPayouts(pool, [start(a.id, 1, 'twice'), start(a.id, 1, 'twice')]).then(() => null, (err: { constraint?: string }) => err);
-  t.equal(broken?.constraint, 'payouts_idempotency');
+  t.equal(broken?.constraint, 'payout_keys_pkey');
   t.same(await reservation(a.id), { held: 501, owed: 501 }, 'nothing of the broken statement stays');
 });
 

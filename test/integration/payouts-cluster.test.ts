@@ -24,12 +24,9 @@ const { db } = cluster;
 const a = await cluster.start();
 const b = await cluster.start();
 
-/** A merchant of its own per test (its own balance), funded with one paid card payment of `funds`. */
-async function fundedMerchant(funds: number): Promise<{ id: string; sk: string }> {
-  const m = await call(a, 'POST', '/internal/merchants', 'adm', { name: 'payouts', rate_limit_per_minute: 1000000, currencies: ['AZN'] });
-  const svc = (await call(a, 'POST', `/internal/merchants/${m.body.id}/api-keys`, 'adm', { kind: 'merchant', mode: 'test' })).body.key as string;
-  const sk = (await call(a, 'POST', `/internal/merchants/${m.body.id}/api-keys`, 'adm', { kind: 'secret', mode: 'test' })).body.key as string;
-  const p = await call(a, 'POST', '/api/v2/payments', svc, { amount: funds });
+/** Pays a payment of `amount` into the merchant's balance (a card payment paid by the hosted checkout). */
+async function payIn(svc: string, amount: number): Promise<void> {
+  const p = await call(a, 'POST', '/api/v2/payments', svc, { amount });
   const pay = await call(b, 'POST', `/checkout/${p.body.id}/pay`, null, card(CARDS.success));
   // On a busy machine the bank call can outlast this file's 300 ms recovery threshold: recovery
   // then settles it and the page answers 'processing' first. The funds are there once it succeeded.
@@ -37,7 +34,15 @@ async function fundedMerchant(funds: number): Promise<{ id: string; sk: string }
     if (pay.body?.status !== 'processing') throw new Error(JSON.stringify(pay.body));
     await until('the funding payment succeeded', async () => (await call(a, 'GET', `/api/v2/payments/${p.body.id}`, svc)).body.status === 'succeeded');
   }
-  return { id: m.body.id as string, sk };
+}
+
+/** A merchant of its own per test (its own balance), funded with one paid card payment of `funds`. */
+async function fundedMerchant(funds: number): Promise<{ id: string; sk: string; svc: string }> {
+  const m = await call(a, 'POST', '/internal/merchants', 'adm', { name: 'payouts', rate_limit_per_minute: 1000000, currencies: ['AZN'] });
+  const svc = (await call(a, 'POST', `/internal/merchants/${m.body.id}/api-keys`, 'adm', { kind: 'merchant', mode: 'test' })).body.key as string;
+  const sk = (await call(a, 'POST', `/internal/merchants/${m.body.id}/api-keys`, 'adm', { kind: 'secret', mode: 'test' })).body.key as string;
+  await payIn(svc, funds);
+  return { id: m.body.id as string, sk, svc };
 }
 
 const available = async (c: Child, sk: string) => (await call(c, 'GET', '/v2/balance', sk)).body.available.find((x: any) => x.currency === 'AZN').amount as number;
@@ -203,4 +208,42 @@ t.test('a process killed between the reservation and the bank call: recovery giv
   t.same([fresh.status, fresh.body.status], [200, 'paid'], 'the whole balance can be paid out again');
   t.same(await reservation(m.id), { held: 3_000, owed: 3_000 });
   t.equal((await bankPayouts(m.id)).filter((l) => l.moved).length, 1, 'paid once in all');
+});
+
+t.test('a same-key twin reaching a balance that grew after its first request was refused answers that refusal: nothing paid (the simulator\'s seed-2 lie)', async (t) => {
+  const m = await fundedMerchant(1_000);
+  const first = await call(a, 'POST', '/v2/payouts', m.sk, { amount: 100, currency: 'AZN', destination: DEST }, { 'idempotency-key': 'grow-warm' });
+  t.equal(first.status, 200, 'the balance has its row');
+  const avail = await available(a, m.sk);
+  const body = { amount: avail + 1, currency: 'AZN', destination: DEST };
+  const waiting = async () => (await db.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%payout_balances%'`)).rows[0].n as number;
+  // The balance's row is held, so each request's reservation waits for it with the snapshot it
+  // started with: the first one's before the balance grows, its twin's after. Row locks are granted
+  // in the order they were asked for, so the first is evaluated (and refused) first.
+  const lock = await db.connect();
+  let answers: Awaited<ReturnType<typeof call>>[];
+  try {
+    await lock.query('BEGIN');
+    await lock.query("SELECT held FROM payout_balances WHERE merchant_id = $1 AND currency = 'AZN' FOR UPDATE", [m.id]);
+    const r1 = call(a, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': 'grow-twin' });
+    await until('the first request waits for the balance row', async () => (await waiting()) === 1);
+    await payIn(m.svc, 5_000);
+    const r2 = call(b, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': 'grow-twin' });
+    await until('its twin waits too', async () => (await waiting()) === 2);
+    await lock.query('COMMIT');
+    answers = await Promise.all([r1, r2]);
+  } finally {
+    lock.release();
+  }
+  t.same(answers.map((r) => [r.status, r.body.error?.code, r.body.error?.available]), [[400, 'INSUFFICIENT_BALANCE', avail], [400, 'INSUFFICIENT_BALANCE', avail]],
+    'both answers are the refusal, for the balance the first was evaluated against');
+  t.equal(answers[1].headers.get('idempotent-replayed'), 'true', 'the twin\'s is a replay');
+  t.ok(await available(a, m.sk) > body.amount, 'the balance covers the payout now');
+  t.same((await payoutRows(m.id)).map((r) => r.amount), [100], 'no payout under the refused key');
+  t.equal((await bankPayouts(m.id)).length, 1, 'the bank paid only the first payout');
+  const again = await call(b, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': 'grow-twin' });
+  t.same([again.status, again.body.error?.code], [400, 'INSUFFICIENT_BALANCE'], 'the key keeps its answer');
+  const fresh = await call(a, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': 'grow-new' });
+  t.same([fresh.status, fresh.body.status], [200, 'paid'], 'a new key pays from the grown balance');
 });

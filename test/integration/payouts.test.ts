@@ -222,18 +222,50 @@ t.test('idempotency: the same key and body replays the payout; another body is a
   t.equal(bank.rows[0].n, 1, 'one bank operation');
 });
 
-t.test('keys live 24 hours on the payout row: an older key is released (never a pending one\'s) and may pay out again', async (t) => {
+t.test('a refusal binds its key: the same key keeps its 400 after the balance grew; another body conflicts; a new key pays', async (t) => {
+  const key = `po-refused-${Date.now()}`;
+  const avail = (await balance()).rub!;
+  const body = { amount: avail + 500, currency: 'RUB', destination: CARD_OK };
+  const first = await payout(body, sk, { 'idempotency-key': key });
+  t.same([first.status, first.body.error.code, first.body.error.available], [400, 'INSUFFICIENT_BALANCE', avail]);
+  t.equal(first.headers.get('idempotent-replayed'), null, 'the first refusal is no replay');
+  await paid(m.key, 1_000);
+  t.ok((await balance()).rub! >= body.amount, 'the balance now covers the payout');
+  const n = await rows();
+  const again = await payout(body, sk, { 'idempotency-key': key });
+  t.same([again.status, again.body.error.code, again.body.error.available, again.headers.get('idempotent-replayed'), again.headers.get('original-request')],
+    [400, 'INSUFFICIENT_BALANCE', avail, 'true', first.headers.get('x-request-id')], 'the first refusal again, with the balance it was refused for');
+  t.equal(await rows(), n, 'nothing paid under the refused key');
+  const conflict = await payout({ ...body, amount: 1 }, sk, { 'idempotency-key': key });
+  t.same([conflict.status, conflict.body.error.code], [409, 'IDEMPOTENCY_CONFLICT'], 'another body with the key');
+  const fresh = await payout(body, sk, { 'idempotency-key': `${key}-new` });
+  t.same([fresh.status, fresh.body.status], [200, 'paid'], 'a new key is evaluated against the balance of now');
+  const unkeyed = await payout({ ...body, amount: 1_000_000 }, sk);
+  t.equal(unkeyed.body.error.code, 'INSUFFICIENT_BALANCE');
+  t.equal((await s.db.query('SELECT count(*)::int AS n FROM payout_keys WHERE merchant_id = $1 AND refusal IS NOT NULL', [m.id])).rows[0].n, 1,
+    'only the keyed refusal is kept (a request without a key has nothing to answer again)');
+});
+
+t.test('keys live 24 hours: an older key (a payout\'s or a refusal\'s) is released (never a pending payout\'s) and may pay out again', async (t) => {
   const { releaseOldPayoutKeys } = await import('../../src/store/payouts-repo.js');
   const key = `old-${Date.now()}`;
   const body = { amount: 10, currency: 'RUB', destination: CARD_OK };
   const first = await payout(body, sk, { 'idempotency-key': key });
   t.equal(first.status, 200);
   await s.db.query(`UPDATE payouts SET created_at = now() - interval '25 hours' WHERE id = $1`, [first.body.id]);
+  await s.db.query(`UPDATE payout_keys SET created_at = now() - interval '25 hours' WHERE payout_id = $1`, [first.body.id]);
   // A pending payout (its attempt in flight) keeps its key whatever its age.
   const pending = await s.db.query(`UPDATE payouts SET status = 'pending', created_at = now() - interval '25 hours' WHERE id = (
     SELECT id FROM payouts WHERE merchant_id = $1 AND idempotency_key IS NOT NULL AND status = 'paid' AND id <> $2 ORDER BY created_at LIMIT 1) RETURNING id`, [m.id, first.body.id]);
   const pendingId = pending.rows[0].id as string;
-  t.ok(await releaseOldPayoutKeys(s.db, 24 * 3600) >= 1);
+  await s.db.query(`UPDATE payout_keys SET created_at = now() - interval '25 hours' WHERE payout_id = $1`, [pendingId]);
+  // A refusal's key is released after 24 hours too.
+  const refusedKey = `old-refused-${Date.now()}`;
+  const refused = await payout({ ...body, amount: 100_000_000 }, sk, { 'idempotency-key': refusedKey });
+  t.equal(refused.body.error.code, 'INSUFFICIENT_BALANCE');
+  await s.db.query(`UPDATE payout_keys SET created_at = now() - interval '25 hours' WHERE idempotency_key = $1`, [refusedKey]);
+  t.ok(await releaseOldPayoutKeys(s.db, 24 * 3600) >= 2);
+  t.same((await s.db.query('SELECT idempotency_key FROM payout_keys WHERE idempotency_key = ANY($1)', [[key, refusedKey]])).rows, [], 'both old keys are free');
   const { rows } = await s.db.query('SELECT id, idempotency_key FROM payouts WHERE id = ANY($1) ORDER BY id', [[first.body.id, pendingId]]);
   t.same(rows.map((r) => [r.id, r.idempotency_key === null]), [[first.body.id, true], [pendingId, false]].sort(), 'only the finished old key is released');
   await s.db.query(`UPDATE payouts SET status = 'paid' WHERE id = $1`, [pendingId]);

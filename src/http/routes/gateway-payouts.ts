@@ -8,7 +8,7 @@ import { prefixedId } from '../../domain/ids.js';
 import { currencyRefusal } from '../../domain/money.js';
 import { checkDestination, PAYOUT_ID_RE, PAYOUT_STATUSES, type Payout, type PayoutStatus } from '../../domain/payout.js';
 import { fail, type ApiFailure } from '../../errors.js';
-import { balanceOf, findPayout, findPayoutByKey, listPayouts } from '../../store/payouts-repo.js';
+import { balanceOf, findPayout, findPayoutKey, listPayouts } from '../../store/payouts-repo.js';
 import { isActiveSbpMember } from '../../store/sbp-members-repo.js';
 import type { Ctx } from '../context.js';
 import { accountWideRefusal, gatewayRoute, principalOf, scopeOf } from '../gateway.js';
@@ -46,13 +46,13 @@ async function create(ctx: Ctx, s: Services, raw: unknown) {
   const idem = idempotencyOf(ctx, scope, 'payout', '/v2/payouts', body);
   if ('code' in idem) return sendFailure(ctx, idem);
   // Rules on state that can change (the merchant's currencies, the SBP list) refuse only a key that
-  // holds no payout: a used key is answered by its payout (the actor replays it), never refused.
+  // holds nothing: a bound key is answered by what it holds (the actor replays it), never refused anew.
   let refusal: ApiFailure | null = null;
   if (!p.merchant.currencies.includes(currency)) refusal = fail('currency_not_enabled', 'currency', currencyRefusal(currency, p.merchant.currencies));
   else if (dest.masked.type === 'sbp' && dest.masked.member_id !== null && !(await isActiveSbpMember(s.db, dest.masked.member_id))) {
     refusal = fail('sbp_member_invalid', 'destination.member_id', 'not an active bank of the SBP list');
   }
-  if (refusal && (idem.key === null || !(await findPayoutByKey(s.db, scope.merchantId, scope.livemode, idem.key)))) return sendFailure(ctx, refusal);
+  if (refusal && (idem.key === null || !(await findPayoutKey(s.db, scope.merchantId, scope.livemode, idem.key)))) return sendFailure(ctx, refusal);
   await runIdempotent(ctx, s, idem, async () => {
     const reply = await s.dispatcher.send({
       kind: 'payout.create', id: prefixedId('po', 24), mailbox: createMailbox(idem),
@@ -61,7 +61,7 @@ async function create(ctx: Ctx, s: Services, raw: unknown) {
         requestId: ctx.requestId, idempotencyKey: idem.key, requestHash: idem.key ? idem.hash : null,
       },
     });
-    return reply.ok ? { answer: render(reply.payout), replayed: reply.replayed } : { failure: reply.failure };
+    return reply.ok ? { answer: render(reply.payout), replayed: reply.replayed } : { failure: reply.failure, replayedFrom: reply.replayedFrom };
   });
 }
 
