@@ -96,7 +96,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
     { create: ctx.payments.creates, update: ctx.payments.updates, attempt: ctx.payments.attempts, payout_begin: ctx.payouts.begins, payout_settle: ctx.payouts.settles });
   const webhooks = new WebhookDispatcher({
     db: hooksDb, publicBaseUrl: init.publicBaseUrl, allowPrivate: w.allowPrivate, allowLoopbackTest: w.allowLoopbackTest, timeoutMs: w.timeoutMs, leaseMs: w.leaseMs,
-    pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,
+    pollMs: w.pollMs, maxInflight: w.concurrency, perEndpoint: w.perEndpoint, perEndpointMax: w.perEndpointMax, endpointFastMs: w.endpointFastMs, log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,
   });
   // Woken by the process's LISTEN connection when any process queues deliveries (and by its own commits).
   let stopWake = (): void => {};

@@ -1,11 +1,13 @@
 // The webhook dispatch actors of one thread: claim due deliveries (safe across threads and
 // processes), sign and POST each, record every attempt, and schedule the next one. Endpoints are
-// bounded separately, so one slow or dead endpoint never holds up the others.
+// bounded separately, so one slow or dead endpoint never holds up the others; an endpoint that keeps
+// up with a backlog gets a wider bound (src/domain/webhook-endpoint-bound.ts).
 import type pg from 'pg';
 import type { Logger } from '../src/log.js';
 import { checkTargetUrl } from '../src/domain/address.js';
 import { gatewaySignatureHeader, merchantSignatureHeader } from '../src/domain/webhook-signature.js';
 import { afterAttempt, classifyStatus, type Outcome } from '../src/domain/webhook-schedule.js';
+import { nextBound, type EndpointBoundConfig } from '../src/domain/webhook-endpoint-bound.js';
 import { gatewayEventBody, gatewaySessionData, merchantEventBody, merchantPaymentObject } from '../src/api/webhook-envelopes.js';
 import { resolveGatewayTarget } from '../src/domain/webhook-target.js';
 import type { CheckoutState } from '../src/domain/checkout.js';
@@ -31,7 +33,12 @@ export interface DispatcherConfig {
   /** Safety-net poll: LISTEN/NOTIFY and this thread's own commits wake the dispatcher sooner. */
   pollMs: number;
   maxInflight: number;
+  /** Requests open at once per endpoint to start with, and the floor of the adaptive bound. */
   perEndpoint: number;
+  /** The most an endpoint that keeps up is widened to (absent: `perEndpoint`, a fixed bound). */
+  perEndpointMax?: number;
+  /** A 2xx within this many milliseconds is fast, and may widen its endpoint's bound (absent: 1000). */
+  endpointFastMs?: number;
   /**
    * The process clock: signing timestamps, secret rotation windows and the Retry-After dates of
    * receivers. Due times and leases are Postgres's now(), never this clock.
@@ -66,9 +73,17 @@ export function render(d: ClaimedDelivery, secrets: string[], now: number, publi
   return { body, headers: { ...common, 'X-Svc-Delivery': d.id, 'X-Svc-Timestamp': String(t), 'X-Svc-Signature': gatewaySignatureHeader(secrets, t, body) } };
 }
 
+/** What the bound sees of a request's end: a 2xx or not, how long, and whether it reached the endpoint at all. */
+interface RequestOutcome { ok: boolean; durationMs: number; sent: boolean }
+
 export class WebhookDispatcher {
   private inflight = 0;
   private readonly perEndpoint = new Map<string, number>();
+  /** Endpoints whose bound is above `perEndpoint` (widened): that bound, and the request count when it was last halved. */
+  private readonly widened = new Map<string, { bound: number; narrowedAt: number }>();
+  /** Requests begun by this dispatcher: orders a request's start against its endpoint's latest halving. */
+  private begun = 0;
+  private readonly bound: EndpointBoundConfig;
   private readonly running = new Set<Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<number> | null = null;
@@ -83,6 +98,7 @@ export class WebhookDispatcher {
   private readonly records: GroupWriter<AttemptRecord, boolean>;
 
   constructor(private readonly c: DispatcherConfig) {
+    this.bound = { base: c.perEndpoint, max: Math.max(c.perEndpoint, Math.min(c.perEndpointMax ?? c.perEndpoint, c.maxInflight)), fastMs: c.endpointFastMs ?? 1000 };
     this.records = new GroupWriter((rs) => recordAttempts(c.db, rs), { groupFirst: true, maxBatch: 100, ambiguous: (err) => !rolledBack(err) });
   }
 
@@ -113,19 +129,28 @@ export class WebhookDispatcher {
   async tick(only?: string, force = false): Promise<number> {
     const room = this.c.maxInflight - this.inflight;
     if (room <= 0) return 0;
+    // Each endpoint's room: its bound less what this thread has in flight there (an endpoint with
+    // neither gets the starting bound in the statement).
+    const rooms = new Map<string, number>();
+    for (const key of new Set([...this.perEndpoint.keys(), ...this.widened.keys()])) rooms.set(key, this.boundOf(key) - (this.perEndpoint.get(key) ?? 0));
     const claimed = await claimDeliveries(this.c.db, {
-      limit: Math.min(room, 100), leaseMs: this.c.leaseMs, inflight: this.perEndpoint, perEndpoint: this.c.perEndpoint, only, force,
+      limit: Math.min(room, 100), leaseMs: this.c.leaseMs, rooms, perEndpoint: this.c.perEndpoint, only, force,
     });
     for (const d of claimed) {
       const key = d.settings?.id ?? `url:${d.targetUrl ?? d.id}`;
       this.inflight++;
-      this.perEndpoint.set(key, (this.perEndpoint.get(key) ?? 0) + 1);
+      const open = (this.perEndpoint.get(key) ?? 0) + 1;
+      this.perEndpoint.set(key, open);
+      const startedFull = open >= this.boundOf(key);
+      const seq = ++this.begun;
       // The endpoint's slot is freed once its request has ended, before the attempt is recorded:
       // the bound is on requests at the endpoint, and the delivery stays leased until recorded.
+      // The request's end moves the endpoint's bound first, so the claim it triggers sees it.
       let held = true;
-      const release = (): void => {
+      const release = (end?: RequestOutcome): void => {
         if (!held) return;
         held = false;
+        if (end?.sent) this.adapt(key, seq, { ok: end.ok, durationMs: end.durationMs, startedFull });
         const n = (this.perEndpoint.get(key) ?? 1) - 1;
         if (n === 0) this.perEndpoint.delete(key); else this.perEndpoint.set(key, n);
         // A slot is free again: look for more at once rather than at the next poll (kicks coalesce,
@@ -145,6 +170,20 @@ export class WebhookDispatcher {
     return claimed.length;
   }
 
+  /** An endpoint's bound on open requests in this thread now (its settings id). */
+  boundOf(key: string): number { return this.widened.get(key)?.bound ?? this.bound.base; }
+
+  /** Moves an endpoint's bound after its request number `seq` ended (widened and narrowed are counted). */
+  private adapt(key: string, seq: number, end: { ok: boolean; durationMs: number; startedFull: boolean }): void {
+    const w = this.widened.get(key);
+    const was = w?.bound ?? this.bound.base;
+    const now = nextBound(was, { ...end, sinceNarrowed: seq > (w?.narrowedAt ?? 0) }, this.bound);
+    if (now === was) return;
+    if (now <= this.bound.base) this.widened.delete(key);
+    else this.widened.set(key, { bound: now, narrowedAt: now < was ? this.begun : w?.narrowedAt ?? 0 });
+    this.c.metrics?.boundChanges.inc({ direction: now > was ? 'widened' : 'narrowed' });
+  }
+
   /**
    * Runs one tick and waits for its attempts to finish (tests, the operator's test ping). With
    * `force`, the delivery named by `only` is attempted even before it is due.
@@ -158,7 +197,7 @@ export class WebhookDispatcher {
   async idle(): Promise<void> { while (this.running.size > 0) await Promise.all([...this.running]); }
 
   /** Makes one attempt and records it; an exception in the attempt is recorded as a failed attempt. */
-  private async attempt(d: ClaimedDelivery, requestEnded: () => void = () => {}): Promise<void> {
+  private async attempt(d: ClaimedDelivery, requestEnded: (end: RequestOutcome) => void = () => {}): Promise<void> {
     const startedAt = this.now();
     if (d.attempt === 1) this.c.metrics?.wait.observe(Math.max(0, startedAt - d.event.createdAt) / 1000);
     let r: { outcome: Outcome; statusCode: number | null; error: string | null; durationMs: number };
@@ -167,9 +206,9 @@ export class WebhookDispatcher {
     } catch (err) {
       this.c.log?.error({ err, deliveryId: d.id, attempt: d.attempt, eventId: d.event.id }, 'webhook attempt threw; recorded as a failed attempt');
       r = { outcome: { kind: 'failure' }, statusCode: null, error: `internal_error: ${(err as Error).message}`.slice(0, 500), durationMs: 0 };
-    } finally {
-      requestEnded();
     }
+    // Refused before any request (SSRF rules, no endpoint, too large): nothing the endpoint did.
+    requestEnded({ ok: r.outcome.kind === 'success', durationMs: r.durationMs, sent: r.statusCode !== null || r.durationMs > 0 });
     const now = this.now();
     const next = afterAttempt(d.api, d.attempt, r.outcome, now, this.c.random);
     const delayMs = next.status === 'pending' ? Math.max(0, next.nextAttemptAt - now) : undefined;

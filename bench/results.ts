@@ -169,7 +169,7 @@ export function figureRows(r: BenchResults): string[][] {
   if (h) {
     load(`webhooks 1: POST payments, B alone, WORKERS=${h.workers}`, h.alone, h.alone.peakRssMb);
     load(`webhooks 2: POST payments, B + W + deliveries, WORKERS=${h.workers}`, h.withWebhooks, h.withWebhooks.peakRssMb);
-    load(`webhooks 2: POST payments, W at ${h.rate}/s (${h.pacer}), WORKERS=${h.workers}`, h.paced);
+    load(`webhooks 2: POST payments, W at ${h.rate}/s (${h.pacer}${h.receiverAnswerMs ? `, receiver answers after ${h.receiverAnswerMs} ms` : ''}), WORKERS=${h.workers}`, h.paced);
   }
   return rows;
 }

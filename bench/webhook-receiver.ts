@@ -4,13 +4,15 @@
 // by signer and verifier cannot hide), answers 200 (400 on a bad signature) and records, per event,
 // arrival − created_at (commit to delivery; same machine clock) and when the payment expired
 // relative to its window. Control: PUT /secret (raw body: the endpoint secret), GET /stats?from=&to=.
-// Prints {"msg":"listening","port":n} when ready. Env: BENCH_WINDOW_MS (1000).
+// Prints {"msg":"listening","port":n} when ready. Env: BENCH_WINDOW_MS (1000), BENCH_WEBHOOK_ANSWER_MS (0:
+// answer each delivery this long after it arrived, as a remote endpoint's round trip would).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { percentile } from './stats.js';
 
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 1000);
 const TOLERANCE_S = 300;
+const ANSWER_MS = Number(process.env.BENCH_WEBHOOK_ANSWER_MS ?? 0);
 
 let secret = '';
 const seen = new Set<string>();
@@ -80,6 +82,7 @@ const server = http.createServer((req, res) => {
         return res.writeHead(400).end();
       }
       try { record(raw, req.headers['x-svc-event-id'] as string | undefined, arrival); } catch { malformed++; }
+      if (ANSWER_MS > 0) return void setTimeout(() => res.writeHead(200).end(), ANSWER_MS);
       return res.writeHead(200).end();
     }
     if (req.method === 'PUT' && req.url === '/secret') {

@@ -44,6 +44,8 @@ export interface DeliveryFigures {
 
 export interface WebhookRun {
   workers: number; rate: number; pacer: string; serverEnv: Record<string, string>;
+  /** BENCH_WEBHOOK_ANSWER_MS: the receiver answered each delivery this long after it arrived (absent: at once). */
+  receiverAnswerMs?: number;
   /** Time from the end of phase 1 until every payment of phase 1 had expired (window + expiry backlog). */
   backlogDrainMs: number;
   alone: ScenarioFigures;
@@ -111,7 +113,8 @@ export async function runWebhookScenario(given: WebhookScenarioOptions): Promise
   const o = { ...given, load: { ...given.load, analyze: given.databaseUrl } };
   const serverEnv = scenarioEnv();
   let backlogDrainMs = 0;
-  const receiver = spawnNode('webhook receiver', RECEIVER, { BENCH_WINDOW_MS: String(WINDOW_SECONDS * 1000) });
+  const answerMs = Number(process.env.BENCH_WEBHOOK_ANSWER_MS ?? 0);
+  const receiver = spawnNode('webhook receiver', RECEIVER, { BENCH_WINDOW_MS: String(WINDOW_SECONDS * 1000), BENCH_WEBHOOK_ANSWER_MS: String(answerMs) });
   try {
     const port = Number((await receiver.waitFor('listening', 15_000)).port);
     const { server, adminToken, url } = await startServer(o, serverEnv);
@@ -167,7 +170,7 @@ export async function runWebhookScenario(given: WebhookScenarioOptions): Promise
         waitP50: wait[0], waitP99: wait[1],
       };
       return {
-        workers: o.workers, rate: o.rate, pacer: o.pacer, serverEnv, backlogDrainMs, alone, withWebhooks, paced: w.figures,
+        workers: o.workers, rate: o.rate, pacer: o.pacer, serverEnv, ...(answerMs > 0 ? { receiverAnswerMs: answerMs } : {}), backlogDrainMs, alone, withWebhooks, paced: w.figures,
         createRatio: round(withWebhooks.reqPerSec / alone.reqPerSec),
         totalCreateRatio: round((withWebhooks.reqPerSec + w.figures.reqPerSec) / alone.reqPerSec),
         deliveries,

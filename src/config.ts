@@ -91,6 +91,8 @@ export interface WebhookConfig {
   leaseMs: number;
   concurrency: number;
   perEndpoint: number;
+  perEndpointMax: number;
+  endpointFastMs: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
@@ -209,6 +211,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs: int(env, 'WEBHOOK_LEASE_MS', 60_000, 1000),
       concurrency: int(env, 'WEBHOOK_CONCURRENCY', 256, 1),
       perEndpoint: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 32, 1),
+      perEndpointMax: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY_MAX', 128, 1),
+      endpointFastMs: int(env, 'WEBHOOK_ENDPOINT_FAST_MS', 1_000, 1),
     },
     reconciliation: reconciliation(env, int(env, 'ATTEMPT_RECOVERY_AFTER_MS', 60_000, 1)),
   };

@@ -112,6 +112,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     webhooks: new WebhookDispatcher({
       db, publicBaseUrl: config.publicBaseUrl, allowPrivate: config.webhooks.allowPrivate, allowLoopbackTest: config.webhooks.allowLoopbackTest, timeoutMs: config.webhooks.timeoutMs,
       leaseMs: config.webhooks.leaseMs, pollMs: config.webhooks.pollMs, maxInflight: config.webhooks.concurrency, perEndpoint: config.webhooks.perEndpoint,
+      perEndpointMax: config.webhooks.perEndpointMax, endpointFastMs: config.webhooks.endpointFastMs,
       log: log.child({ component: 'webhooks' }), metrics: metrics.webhooks,
     }),
     auth: new Authenticator(db, config.authCacheMs),

@@ -14,6 +14,8 @@ export interface WebhookMetrics {
    * dispatcher's queue. The rest of `latency`, for a delivery answered at once, is the request itself.
    */
   wait: Histogram;
+  /** One per change of an endpoint's adaptive bound: `direction` widened | narrowed. */
+  boundChanges: Counter<'direction'>;
 }
 
 /** Seconds: fine below 100 ms, where a healthy dispatcher lives, coarse above. */
@@ -30,6 +32,11 @@ export function webhookMetrics(registers: Registry[]): WebhookMetrics {
     wait: new Histogram({
       name: 'webhook_dispatch_wait_seconds', help: 'From the event\'s commit to the start of its delivery\'s first attempt (wake-up, claim, queue).',
       buckets: BUCKETS, registers,
+    }),
+    boundChanges: new Counter({
+      name: 'webhook_endpoint_bound_changes_total',
+      help: 'Changes of an endpoint\'s bound on open requests (per dispatch thread): widened by a fast answer with every slot taken, narrowed by a failure or a slow answer.',
+      labelNames: ['direction'], registers,
     }),
   };
 }

@@ -104,8 +104,9 @@ export interface ClaimedDelivery {
 // Due times and leases are Postgres's time (now()), never a process's clock: processes whose clocks
 // drift apart still agree on what is due and whose lease ran out. A delivery of an event of an object
 // on a test clock is due, and retried, on that clock's time (its lease stays on Postgres's time).
-// Candidates are locked (SKIP LOCKED), then at most `room` per endpoint are taken, where room is the
-// per-endpoint bound less what this process already has in flight there; the rest stay untouched.
+// Candidates are locked (SKIP LOCKED), then at most `room` per endpoint are taken: the room the
+// dispatcher gives for an endpoint it has in flight or has widened (its bound less what it has in
+// flight there), the starting bound for any other; the rest stay untouched.
 const CLAIM_SQL = `
 WITH cand AS (
   SELECT id, settings_id, next_attempt_at FROM webhook_deliveries
@@ -116,7 +117,7 @@ WITH cand AS (
   SELECT x.id FROM (
     SELECT id, settings_id, next_attempt_at, row_number() OVER (PARTITION BY settings_id ORDER BY next_attempt_at) AS rn FROM cand
   ) x LEFT JOIN unnest($3::text[], $5::int[]) AS b(sid, n) ON b.sid = x.settings_id
-  WHERE x.settings_id IS NULL OR x.rn <= $6 - COALESCE(b.n, 0)
+  WHERE x.settings_id IS NULL OR x.rn <= COALESCE(b.n, $6)
   ORDER BY x.next_attempt_at LIMIT $1
 )
 UPDATE webhook_deliveries d SET status = 'delivering', attempts = d.attempts + 1,
@@ -128,14 +129,14 @@ RETURNING d.id, d.event_id, d.merchant_id, d.api, d.attempts, d.target_url,
      FROM events e WHERE e.id = d.event_id) AS event`;
 
 /**
- * Leases due deliveries (and those whose lease ran out: their process died mid-attempt), at most
- * `perEndpoint` in flight per endpoint counting what this process already runs (`inflight`).
- * Safe across threads and processes (SKIP LOCKED).
+ * Leases due deliveries (and those whose lease ran out: their process died mid-attempt): per
+ * endpoint at most its entry of `rooms` (settings id → requests it may start now), or `perEndpoint`
+ * for an endpoint with no entry. Safe across threads and processes (SKIP LOCKED).
  */
-export async function claimDeliveries(db: pg.Pool, o: { limit: number; leaseMs: number; inflight: Map<string, number>; perEndpoint: number; only?: string; force?: boolean }): Promise<ClaimedDelivery[]> {
+export async function claimDeliveries(db: pg.Pool, o: { limit: number; leaseMs: number; rooms: Map<string, number>; perEndpoint: number; only?: string; force?: boolean }): Promise<ClaimedDelivery[]> {
   const res = await db.query({
     name: 'webhook_claim', text: CLAIM_SQL,
-    values: [o.limit, o.leaseMs, [...o.inflight.keys()], o.only ?? null, [...o.inflight.values()], o.perEndpoint,
+    values: [o.limit, o.leaseMs, [...o.rooms.keys()], o.only ?? null, [...o.rooms.values()], o.perEndpoint,
       o.only !== undefined && o.force === true],
   });
   return res.rows.map((r) => ({

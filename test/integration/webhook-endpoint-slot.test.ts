@@ -2,6 +2,8 @@
 // request has ended, before the attempt is recorded (the delivery stays leased until then), so a
 // slow record never holds the endpoint's queue (issue 25); every attempt is still recorded, once.
 // Endpoints that share a host are bounded each on its own (the HTTP client's pool adds no limit).
+// The bound adapts: an endpoint that answers fast with every slot taken is widened one slot per such
+// answer up to WEBHOOK_ENDPOINT_CONCURRENCY_MAX, and failures narrow it back to where it started.
 import t from 'tap';
 import type pg from 'pg';
 import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
@@ -77,4 +79,67 @@ t.test('endpoints on one host are bounded each on its own: a slow one never take
   await until('the other endpoint on the same host delivered', async () =>
     (await pool.query("SELECT status FROM webhook_deliveries WHERE id = $1", [deliveryId])).rows[0].status === 'succeeded', 60_000);
   t.equal(slowSeen(), SLOW, 'while all the slow endpoint\'s requests are still open');
+});
+
+t.test('the bound adapts: fast answers with every slot taken widen it one by one up to the max; failures halve it once per round, back to where it started', async (t) => {
+  const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0' });
+  const pool = testPool(s.srv.databaseUrl, 4);
+  t.teardown(() => pool.end());
+  // Every request is held until the test answers it, with the status the test then sets.
+  const order = new Map<string, number>();
+  const held: { n: number; out: { status: number; hold: Promise<void> }; answer: () => void }[] = [];
+  let peak = 0;
+  const rx = await startReceiver((r) => {
+    let answer!: () => void;
+    const out = { status: 200, hold: new Promise<void>((x) => { answer = x; }) };
+    held.push({ n: order.get(String(r.headers['x-svc-delivery'])) ?? -1, out, answer });
+    peak = Math.max(peak, held.length);
+    return out;
+  });
+  // Deliveries are claimed, and their requests begun, in the order they were queued: the latest
+  // queued of those open began last, so it began with every slot taken (whatever order the
+  // requests reached the receiver in).
+  const answerLatest = (status = 200) => {
+    const h = held.reduce((a, b) => (b.n > a.n ? b : a));
+    held.splice(held.indexOf(h), 1);
+    h.out.status = status;
+    h.answer();
+  };
+  const m = await s.merchant();
+  const { settings } = await upsertSettings(pool, { merchantId: m.id, api: 'gateway', channelId: null, url: rx.url, events: null });
+  for (let i = 0; i < 40; i++) {
+    const { deliveryId } = await insertEventWithDelivery(pool, { merchantId: m.id, livemode: false, api: 'gateway', type: 'payment.succeeded', aggregateId: `cs_adapt_${i}`, data: { i }, settingsId: settings.id });
+    order.set(deliveryId, i);
+  }
+  // Every 2xx counts as fast here (the machine's speed plays no part): only the slots decide.
+  const d = new WebhookDispatcher({
+    db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 300_000, leaseMs: 600_000, pollMs: 60_000, maxInflight: 64,
+    perEndpoint: 2, perEndpointMax: 6, endpointFastMs: 600_000,
+  });
+  t.teardown(async () => { for (const h of held.splice(0)) h.answer(); await rx.close(); await d.stop(); });
+  d.start();
+  const full = (n: number) => until(`${n} requests open at the endpoint, its bound`, () => held.length === n && d.boundOf(settings.id) === n, 30_000);
+
+  await full(2);
+  t.equal(peak, 2, 'it starts at WEBHOOK_ENDPOINT_CONCURRENCY');
+  // The latest request began with every slot taken: its fast 2xx widens the bound by one.
+  for (const n of [3, 4, 5, 6]) {
+    answerLatest();
+    await full(n);
+  }
+  t.equal(peak, 6, 'widened one slot per fast answer, to 6');
+  answerLatest();
+  await full(6);
+  t.equal(peak, 6, 'never past WEBHOOK_ENDPOINT_CONCURRENCY_MAX');
+
+  // Failures halve it once per round of requests (the six open ones are one round): 6 → 3.
+  while (held.length > 0) answerLatest(500);
+  await full(3);
+  t.equal(d.boundOf(settings.id), 3, 'six failures of one round halve it once');
+  // The next round's failures halve it again, never below where it started: 3 → 2.
+  while (held.length > 0) answerLatest(500);
+  await full(2);
+  t.equal(d.boundOf(settings.id), 2, 'back to the starting bound');
+  await until('the nine failures recorded as attempts', async () => (await pool.query(
+    'SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.settings_id = $1 AND a.status_code = 500', [settings.id])).rows[0].n === 9, 30_000);
 });

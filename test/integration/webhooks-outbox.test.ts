@@ -97,7 +97,7 @@ t.test('attempts that end together are recorded in one statement; one taken over
     ids.push(deliveryId);
   }
   const claimed = [];
-  for (const id of ids) claimed.push(...await claimDeliveries(pool, { limit: 1, leaseMs: 60_000, inflight: new Map(), perEndpoint: 10, only: id, force: true }));
+  for (const id of ids) claimed.push(...await claimDeliveries(pool, { limit: 1, leaseMs: 60_000, rooms: new Map(), perEndpoint: 10, only: id, force: true }));
   t.equal(claimed.length, 3, 'all three leased');
   // The second's lease ran out and another process claimed it again (attempt 2): attempt 1 is not its to record.
   await pool.query("UPDATE webhook_deliveries SET attempts = attempts + 1 WHERE id = $1", [ids[1]]);
