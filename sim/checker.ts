@@ -1,7 +1,7 @@
 // The checker: (a) the sandbox bank's ledger equals the engine's rows, (b) every answer is true of
 // the final state under the contract, (c) a key answers the same after convergence, (d) nothing is
 // left open or pending; (e), reconciliation, is in reconcile.ts. Each violation names the op (and so the key) whose history shows it.
-import { firstOk, type Exchange, type Op } from './history.js';
+import { BANK_REFUSALS, firstOk, type Exchange, type Op } from './history.js';
 import type { State } from './state.js';
 
 export interface Violation { check: 'a' | 'b' | 'c' | 'd' | 'e'; cls: string; op: Op | null; detail: string; rows?: unknown }
@@ -87,6 +87,9 @@ function judge(op: Op, x: Exchange, effect: unknown, t0: number): string | null 
   }
   if (x.verdict === 'retry' || NEUTRAL.has(x.code ?? '')) return null;
   if (!effect) return null;
+  // The bank refused: the refusal is recorded under the key as a failed refund and replayed
+  // (docs/retries.md), so the answer is true of that row; (a) checks that the bank moved nothing.
+  if (x.code !== null && BANK_REFUSALS.has(x.code) && (effect as { status?: string }).status === 'failed') return null;
   const e = effect as { request_id?: string; created_ms?: number };
   const own = !!x.requestId && e.request_id === x.requestId;
   if (!own && e.created_ms !== undefined && e.created_ms > t0 + x.answeredMs) return null;

@@ -59,7 +59,8 @@ export function codeOf(answer: unknown): string | null {
 }
 
 /** The bank's refusals: 502, not retryable, recorded under the key and replayed (docs/retries.md). */
-const BANK_REFUSALS = new Set(['refund_failed', 'capture_failed', 'cancel_failed']);
+/** A bank's refusal: definite, recorded under the key (a refund's as its failed row) and replayed. */
+export const BANK_REFUSALS = new Set(['refund_failed', 'capture_failed', 'cancel_failed']);
 
 export function verdictOf(status: number, code: string | null): Verdict {
   if ((status >= 200 && status < 300) || status === 302 || status === 303) return 'ok';

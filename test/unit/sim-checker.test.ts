@@ -83,6 +83,18 @@ t.test('a refusal with nothing under its key, and a 2xx with its row, are true',
   t.same(checkAnswers(state({ payouts: [paidPayout] }), [ok], 0), []);
 });
 
+t.test('a bank\'s refusal of a refund is true of the failed row it recorded under the key, not of a succeeded one', async (t) => {
+  const h = new History();
+  const op = h.op('gateway.refund', 'c0', 'rk', 'cs_1', 'POST', '/v2/payments/cs_1/refund', { amount: 666 });
+  h.record(op, {
+    client: 'c0', role: 'first', proc: 0, method: 'POST', path: '/v2/payments/cs_1/refund', key: 'rk', body: {},
+    sentMs: 0, answeredMs: 5, status: 502, code: 'refund_failed', answer: null, location: null, requestId: 'req_r', verdict: verdictOf(502, 'refund_failed'),
+  });
+  const row = { id: 'ref_1', request_id: 'req_r', created_ms: 2, payment_id: 'cs_1', amount: 666, status: 'failed', attempt_id: 'att_r', idempotency_key: 'rk' };
+  t.same(checkAnswers(state({ refunds: [row] }), [op], 0), [], 'refused by the bank, recorded as failed: true');
+  t.match(checkAnswers(state({ refunds: [{ ...row, status: 'succeeded' }] }), [op], 0), [{ check: 'b' }], 'a refund that went through makes it a lie');
+});
+
 t.test('the ledger and the rows must agree: paid without money, money without a row, an open attempt', async (t) => {
   const v = checkLedger(state({
     payouts: [{ ...paidPayout, status: 'paid' }],
