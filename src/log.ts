@@ -120,6 +120,8 @@ function writeAll(fd: number, s: string): void {
 export interface AccessEntry {
   method: string; route: string; status: number; ms: number; requestId: string;
   merchantId?: string; reason?: string; aborted?: boolean;
+  /** The payment the request made or paid (a direct payment, a checkout's pay): its id and status, the method, a card's brand and last4. */
+  paymentId?: string; paymentStatus?: string; paymentMethod?: string; brand?: string; last4?: string;
 }
 export type AccessLog = (e: AccessEntry) => void;
 
@@ -140,6 +142,9 @@ export function accessLines(out: BatchedLines, name = 'payments-engine'): Access
       + (e.merchantId !== undefined ? `,"merchantId":${q(e.merchantId)}` : '')
       + (e.reason !== undefined ? `,"reason":${q(e.reason)}` : '')
       + (e.aborted ? ',"aborted":true' : '')
+      + (e.paymentId !== undefined ? `,"paymentId":${q(e.paymentId)},"paymentStatus":${q(e.paymentStatus)}` : '')
+      + (e.paymentMethod !== undefined ? `,"paymentMethod":${q(e.paymentMethod)}` : '')
+      + (e.brand !== undefined ? `,"brand":${q(e.brand)},"last4":${q(e.last4)}` : '')
       + ',"msg":"request"}\n');
   };
 }

@@ -233,11 +233,12 @@ export function buildApp(routes: Route[], s: Services): { app: uWS.TemplatedApp;
     const seconds = (performance.now() - ctx.startedAt) / 1000;
     s.metrics.observe(ctx.route, ctx.method, ctx.status, seconds);
     // After the answer is written: one line per request, route pattern only (never the path, the
-    // query or a header: ids, keys and card data stay out); failures carry their code as the reason.
+    // query or a header: what the client sent stays out); failures carry their code as the reason,
+    // and a request that made or paid a payment its id, status and method (no second line for it).
     if (accessLog) {
       accessLog({
         method: ctx.method, route: ctx.route, status: ctx.status, ms: Math.round(seconds * 10_000) / 10, requestId: ctx.requestId,
-        merchantId: (ctx.auth as Principal | null)?.merchant.id, reason: ctx.code, aborted: ctx.aborted || undefined,
+        merchantId: (ctx.auth as Principal | null)?.merchant.id, reason: ctx.code, aborted: ctx.aborted || undefined, ...ctx.payment,
       });
     }
   });

@@ -7,6 +7,9 @@ import { bodyBudget } from './body-budget.js';
 
 export type ApiName = 'merchant' | 'gateway' | 'internal' | 'web';
 
+/** What a request's access line says of the payment it made or paid: our own output, never the request's input. */
+export interface PaymentLogFields { paymentId: string; paymentStatus: string; paymentMethod?: string; brand?: string; last4?: string }
+
 export interface Ctx {
   res: HttpResponse;
   api: ApiName;
@@ -30,6 +33,8 @@ export interface Ctx {
   auth: unknown;
   /** The error code of a failure answer (the access log's reason). */
   code?: string;
+  /** The payment this request made or paid, for its access line (one canonical line per request). */
+  payment?: PaymentLogFields;
   /** The framing is ambiguous (Content-Length repeated): answered 400 and the connection closed. */
   malformed: boolean;
   /** Close the connection after the answer (a refused body that would not end). */

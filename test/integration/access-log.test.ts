@@ -1,6 +1,6 @@
 // The access log, read from a real child process's stdout: one line per request with method, route
-// pattern, status, duration, request id and merchant id; 401/403/429 with their reason; never a key,
-// a token or card data; ACCESS_LOG=0 turns it off; and no warning or error lines at a clean shutdown.
+// pattern, status, duration, request id and merchant id; 401/403/429 with their reason; a card pay's
+// line with its payment and last4 (the one line for it); never a key, a token or card data; ACCESS_LOG=0 turns it off; and no warning or error lines at a clean shutdown.
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -8,6 +8,7 @@ import path from 'node:path';
 import { startChild, type Child } from '../helpers/child.js';
 import { BUSY_MACHINE_DEADLINES, PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
 import { until } from '../helpers/wait.js';
+import { CARDS, card } from '../helpers/checkout.js';
 
 const ADMIN = `adm_access_${suffix()}`;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-access-'));
@@ -43,13 +44,24 @@ t.test('one line per request, reasons for refusals, no secrets, quiet shutdown',
   const disabled = await call(c, 'GET', '/api/v2/ping', key);
   t.equal(disabled.status, 403);
 
+  // A card payment through the hosted checkout (another merchant: this one's two requests a minute are spent).
+  const m2 = await call(c, 'POST', '/internal/merchants', ADMIN, { name: 'access log card' });
+  const key2 = (await call(c, 'POST', `/internal/merchants/${m2.body.id}/api-keys`, ADMIN, { kind: 'merchant', mode: 'test' })).body.key as string;
+  const toPay = await call(c, 'POST', '/api/v2/payments', key2, { amount: 500 });
+  const paid = await call(c, 'POST', `/checkout/${toPay.body.id}/pay`, null, card(CARDS.success));
+  t.equal(paid.body?.status, 'succeeded');
+
   const missing = await call(c, 'GET', '/no-such-file.ico?card=4242424242424242', null);
   t.equal(missing.status, 404);
   const wrongMethod = await call(c, 'DELETE', '/v2/health', null);
   t.equal(wrongMethod.status, 405);
 
   const byId = (id: string | null) => lines(c).find((l) => l.msg === 'request' && l.requestId === id);
-  await until('the access lines', () => [created, got, limited, bad, disabled, missing, wrongMethod].every((r) => byId(r.id)));
+  await until('the access lines', () => [created, got, limited, bad, disabled, paid, missing, wrongMethod].every((r) => byId(r.id)));
+  t.match(byId(paid.id), { route: '/checkout/:id/pay', status: 200, paymentId: toPay.body.id, paymentStatus: 'succeeded', paymentMethod: 'card', last4: CARDS.success.slice(-4) },
+    'the pay\'s one line names the payment it paid and the card by its last4');
+  t.equal(lines(c).filter((l) => l.paymentId === toPay.body.id).length, 1, 'and no second line for that payment');
+  t.notOk(byId(created.id)?.paymentId, 'a create that paid nothing names no payment');
   t.match(byId(missing.id), { status: 404, route: 'unmatched', reason: 'route_not_found' }, 'the code alone: no path in the reason');
   t.match(byId(wrongMethod.id), { status: 405, reason: 'method_not_allowed' });
   t.notOk(c.output().includes('no-such-file'), 'the path of an unmatched request is nowhere in the log');
@@ -66,7 +78,7 @@ t.test('one line per request, reasons for refusals, no secrets, quiet shutdown',
   c.proc.kill('SIGTERM');
   t.equal(await c.exited, 0);
   const out = c.output();
-  for (const secret of [key, ADMIN, '4242424242424242', created.body.id]) t.notOk(out.includes(secret), `the log never holds ${secret.slice(0, 12)}…`);
+  for (const secret of [key, ADMIN, '4242424242424242', CARDS.success, created.body.id]) t.notOk(out.includes(secret), `the log never holds ${secret.slice(0, 12)}…`);
   const all = lines(c);
   const from = all.findIndex((l) => /shutting down/.test(l.msg));
   t.ok(from >= 0);

@@ -47,6 +47,9 @@ t.test('access lines are the lines pino writes for the same entry, batched', asy
     { method: 'POST', route: '/api/v2/payments', status: 429, ms: 0.2, requestId: 'req_2', merchantId: 'mer_2', reason: 'rate_limited' },
     { method: 'GET', route: 'unmatched', status: 404, ms: 0, requestId: 'req_3', reason: 'route "x"\\ \u2028', aborted: true },
     { method: 'PO"ST', route: '/v2/health', status: 200, ms: 12.5, requestId: 'req_4', merchantId: undefined, reason: undefined, aborted: undefined },
+    // A request that paid a payment: its canonical line carries the payment (no second line for it).
+    { method: 'POST', route: '/checkout/:id/pay', status: 200, ms: 40.2, requestId: 'req_5', paymentId: 'cs_1', paymentStatus: 'succeeded', paymentMethod: 'card', brand: 'visa', last4: '4242' },
+    { method: 'POST', route: '/v2/payments', status: 200, ms: 50, requestId: 'req_6', merchantId: 'mer_6', paymentId: 'cs_2', paymentStatus: 'processing', paymentMethod: 'token' },
   ];
   for (const e of entries) { lines(e); accessThrough(log)(e); }
   t.same(writes, [], 'nothing written inside the turn');

@@ -86,7 +86,7 @@ async function submit(ctx: Ctx, s: Services, raw: unknown) {
   }
   const reply = await s.dispatcher.send({ kind: 'checkout.submit', id: found.payment.id, action });
   if (!reply.ok) return sendFailure(ctx, reply.failure);
-  s.log.info({ requestId: ctx.requestId, paymentId: reply.payment.id, method: b.method_code, status: reply.payment.status }, 'checkout method submitted');
+  ctx.payment = { paymentId: reply.payment.id, paymentStatus: reply.payment.status, paymentMethod: b.method_code };
   sendJson(ctx, 200, submitView(reply.payment, reply.checkout!, ctx.requestId));
 }
 
@@ -101,7 +101,7 @@ async function pay(ctx: Ctx, s: Services, raw: unknown) {
   // The row just read goes along: the actor starts from it (its begin is version-checked) instead of reading it again.
   const reply = await s.dispatcher.send({ kind: 'checkout.pay', id: found.payment.id, card: checked.card, summary, seen: found });
   if (!reply.ok) return sendFailure(ctx, reply.failure);
-  s.log.info({ requestId: ctx.requestId, paymentId: reply.payment.id, method: 'card', brand: summary.brand, last4: summary.last4, status: reply.payment.status }, 'checkout card payment');
+  ctx.payment = { paymentId: reply.payment.id, paymentStatus: reply.payment.status, paymentMethod: 'card', brand: summary.brand, last4: summary.last4 };
   sendJson(ctx, 200, submitView(reply.payment, reply.checkout!, ctx.requestId));
 }
 

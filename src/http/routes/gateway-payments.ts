@@ -265,7 +265,7 @@ async function createDirect(ctx: Ctx, s: Services, raw: unknown) {
       }
       if (!paid.ok && !SETTLED_ELSEWHERE.has(paid.failure.code)) return { failure: paid.failure };
       if (paid.ok) {
-        s.log.info({ requestId: ctx.requestId, paymentId: created.payment.id, method, status: paid.payment.status }, 'gateway direct payment');
+        ctx.payment = { paymentId: created.payment.id, paymentStatus: paid.payment.status, paymentMethod: method };
         // From the pay's reply, with no read after its commit: a payment paid just now has no refunds yet.
         paidNow = toGatewayPayment(paid.payment, paid.checkout, { refundCount: 0, connectorTransactionId: paid.bankReference ?? null });
       }
