@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { PG_URL, REDIS_URL, freshDatabase, suffix } from './env.js';
 import { seedEmbeddedCluster } from './embedded-cluster.js';
@@ -32,7 +32,8 @@ export { BUSY_MACHINE_DEADLINES } from './env.js';
 
 interface Tap { teardown(fn: () => unknown): void }
 
-export async function startTestServer(t: Tap | null, env: Record<string, string> = {}, opts: { redis?: boolean; databaseUrl?: string } = {}): Promise<TestServer> {
+/** `opts.log`: the server's logger (default: silent, so no access lines either); a capturing one sees the access lines too. */
+export async function startTestServer(t: Tap | null, env: Record<string, string> = {}, opts: { redis?: boolean; databaseUrl?: string; log?: Logger } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-test-'));
   const database = !opts.databaseUrl && PG_URL ? await freshDatabase() : null;
   if (!opts.databaseUrl && !PG_URL && !env.DATABASE_URL) await seedEmbeddedCluster(dataDir);
@@ -47,7 +48,7 @@ export async function startTestServer(t: Tap | null, env: Record<string, string>
   // tap starts each test file with its preloads (--import of its plugins and process info); the
   // actor workers need none of them, and loading them again in each worker doubled a server's CPU.
   config.workerExecArgv = [];
-  const srv = await startServer(config, createLogger('silent'));
+  const srv = await startServer(config, opts.log ?? createLogger('silent'));
   const db = new pg.Pool({ connectionString: srv.databaseUrl, max: 4 });
   db.on('error', () => {});
 
