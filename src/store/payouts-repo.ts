@@ -223,7 +223,11 @@ export async function findPayout(db: pg.Pool, id: string): Promise<Payout | null
 export async function findPayoutKey(db: pg.Pool, merchantId: string, livemode: boolean, key: string): Promise<PayoutKeyHolds | null> {
   const res = await db.query<PayoutRow & { key_hash: string; refusal: { code: 'insufficient_balance'; available: number; currency: string; request_id: string } | null }>({
     name: 'payout_key_holds',
-    text: `SELECT k.request_hash AS key_hash, k.refusal, p.* FROM payout_keys k LEFT JOIN payouts p ON p.id = k.payout_id
+    // The payout's columns by name, not p.*: a named statement's result shape must not change when
+    // a later migration adds a column (a cached plan would fail until the process restarts).
+    text: `SELECT k.request_hash AS key_hash, k.refusal, p.id, p.merchant_id, p.livemode, p.amount, p.currency, p.status, p.destination, p.failure,
+             p.metadata, p.attempt_id, p.connector_ref, p.request_id, p.idempotency_key, p.request_hash, p.created_at, p.updated_at
+           FROM payout_keys k LEFT JOIN payouts p ON p.id = k.payout_id
            WHERE k.merchant_id = $1 AND k.livemode = $2 AND k.idempotency_key = $3`,
     values: [merchantId, livemode, key],
   });
