@@ -11,6 +11,7 @@ import { payoutView } from '../src/api/payouts.js';
 import { PAYOUT_OPERATION, transitionPayout, type Payout, type PayoutCommand, type PayoutRefusal } from '../src/domain/payout.js';
 import type { PayoutResult } from '../src/connectors/types.js';
 import { fail, type ApiFailure } from '../src/errors.js';
+import { failpoint } from '../src/failpoints.js';
 import { abandonAttempt, type Attempt, type AttemptStart } from '../src/store/attempts-repo.js';
 import { ensureBalance, findPayout, findPayoutKey, payoutKeyTaken, type PayoutBegin } from '../src/store/payouts-repo.js';
 import { startAttempt } from './attempt-protocol.js';
@@ -122,7 +123,11 @@ export async function handlePayoutCreate(ctx: ActorContext, m: CommandOf<'payout
       // Refused for the balance. A keyed refusal is bound to its key by the same statement: a
       // same-key twin in any process is answered by it, and one that bound the key first made this
       // row key_taken instead.
-      if (begun.kind === 'insufficient') st.refusal = refused({ code: 'insufficient_balance', available: begun.available, currency: q.currency, requestId: q.requestId }, false);
+      if (begun.kind === 'insufficient') {
+        st.refusal = refused({ code: 'insufficient_balance', available: begun.available, currency: q.currency, requestId: q.requestId }, false);
+        // Committed: the key holds the refusal; a retry after a death here is answered by it.
+        if (q.idempotencyKey) failpoint('after-refusal-recorded');
+      }
       return begun.kind === 'started';
     });
     if (st.refusal) return st.refusal;

@@ -6,7 +6,8 @@
 // die mid-load). Never set in production; the server logs a warning at start when it is set.
 import { isMainThread } from 'node:worker_threads';
 
-export type FailpointName = 'after-attempt-recorded' | 'after-connector-call' | 'after-create-commit' | 'after-idempotency-claim' | 'after-expiry-claim';
+export type FailpointName = 'after-attempt-recorded' | 'after-connector-call' | 'after-create-commit' | 'after-idempotency-claim' | 'after-expiry-claim'
+  | 'after-refusal-recorded';
 
 interface Armed { action: string; nth: number; hits: number }
 

@@ -32,7 +32,7 @@ t.test('one line per request, reasons for refusals, no secrets, quiet shutdown',
   const m = await call(c, 'POST', '/internal/merchants', ADMIN, { name: 'access log', rate_limit_per_minute: 2 });
   const k = await call(c, 'POST', `/internal/merchants/${m.body.id}/api-keys`, ADMIN, { kind: 'merchant', mode: 'test' });
   const key = k.body.key as string;
-  const created = await call(c, 'POST', '/api/v2/payments', key, { amount: 100, metadata: { card_number: '4242424242424242', cvc: '123' } });
+  const created = await call(c, 'POST', '/api/v2/payments', key, { amount: 100, metadata: { card_number: CARDS.success, cvc: '123' } });
   t.equal(created.status, 201);
   const got = await call(c, 'GET', `/api/v2/payments/${created.body.id}`, key);
   t.equal(got.status, 200);
@@ -51,7 +51,7 @@ t.test('one line per request, reasons for refusals, no secrets, quiet shutdown',
   const paid = await call(c, 'POST', `/checkout/${toPay.body.id}/pay`, null, card(CARDS.success));
   t.equal(paid.body?.status, 'succeeded');
 
-  const missing = await call(c, 'GET', '/no-such-file.ico?card=4242424242424242', null);
+  const missing = await call(c, 'GET', `/no-such-file.ico?card=${CARDS.success}`, null);
   t.equal(missing.status, 404);
   const wrongMethod = await call(c, 'DELETE', '/v2/health', null);
   t.equal(wrongMethod.status, 405);
@@ -78,7 +78,7 @@ t.test('one line per request, reasons for refusals, no secrets, quiet shutdown',
   c.proc.kill('SIGTERM');
   t.equal(await c.exited, 0);
   const out = c.output();
-  for (const secret of [key, ADMIN, '4242424242424242', CARDS.success, created.body.id]) t.notOk(out.includes(secret), `the log never holds ${secret.slice(0, 12)}…`);
+  for (const secret of [key, ADMIN, CARDS.success, created.body.id]) t.notOk(out.includes(secret), `the log never holds ${secret.slice(0, 12)}…`);
   const all = lines(c);
   const from = all.findIndex((l) => /shutting down/.test(l.msg));
   t.ok(from >= 0);

@@ -247,3 +247,19 @@ t.test('a same-key twin reaching a balance that grew after its first request was
   const fresh = await call(a, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': 'grow-new' });
   t.same([fresh.status, fresh.body.status], [200, 'paid'], 'a new key pays from the grown balance');
 });
+
+t.test('a process killed right after a refusal was bound to its key: the retry elsewhere gets that refusal, even with the balance grown', async (t) => {
+  const m = await fundedMerchant(1_000);
+  const warm = await call(a, 'POST', '/v2/payouts', m.sk, { amount: 100, currency: 'AZN', destination: DEST }, { 'idempotency-key': 'die-warm' });
+  t.equal(warm.status, 200);
+  const avail = await available(a, m.sk);
+  const body = { amount: avail + 1, currency: 'AZN', destination: DEST };
+  const c = await cluster.start({ FAILPOINTS: 'after-refusal-recorded:kill' });
+  await sendUntilDead(t, c, () => call(c, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': 'die-after-refusal' }));
+  await payIn(m.svc, 5_000);
+  t.ok(await available(a, m.sk) > body.amount, 'the balance covers the payout now');
+  const retry = await call(b, 'POST', '/v2/payouts', m.sk, body, { 'idempotency-key': 'die-after-refusal' });
+  t.same([retry.status, retry.body.error?.code, retry.body.error?.available, retry.headers.get('idempotent-replayed')], [400, 'INSUFFICIENT_BALANCE', avail, 'true'],
+    'the refusal the dead process committed is the answer');
+  t.same((await payoutRows(m.id)).map((r) => r.amount), [100], 'nothing paid under the key');
+});
