@@ -1,5 +1,6 @@
-// Migration 011 on a database that already has merchants: each gets one default channel per
-// mode, and a key naming no channel is revoked instead of being widened to every channel.
+// Migrations on an existing database: 011 on merchants (each gets one default channel per mode,
+// and a key naming no channel is revoked instead of being widened to every channel); 026's room on
+// the pages of the tables updated in place.
 import t from 'tap';
 import { listMigrations, migrate } from '../../src/store/migrate.js';
 import { startTestServer } from '../helpers/server.js';
@@ -35,4 +36,10 @@ t.test('the database refuses a second default and a paused default', async (t) =
   t.equal(await constraintOf(pool.query(`INSERT INTO channels (id, merchant_id, livemode, slug, name, is_default, webhook_secret) VALUES ('ch_x', 'mer_a', false, 'x', 'X', true, 's')`)),
     'channels_one_default');
   t.equal(await constraintOf(pool.query(`UPDATE channels SET status = 'paused' WHERE merchant_id = 'mer_a' AND is_default`)), 'channels_default_active');
+});
+
+t.test('migration 026: the tables updated in place leave room on their pages for HOT updates', async (t) => {
+  const r = await pool.query<{ relname: string; reloptions: string[] | null }>(
+    `SELECT relname, reloptions FROM pg_class WHERE relname IN ('payments', 'refunds') AND relkind = 'r' ORDER BY relname`);
+  t.same(r.rows.map((x) => [x.relname, x.reloptions]), [['payments', ['fillfactor=80']], ['refunds', ['fillfactor=80']]]);
 });
