@@ -89,9 +89,17 @@ export function markCommitted(ctx: ActorContext): void {
   if (ctx.progress) ctx.progress.committed = true;
 }
 
-export function remember<S>(cache: StateCache<S>, id: string, state: S, now: number): void {
+/**
+ * The most states one worker's cache holds. `remember` keeps it a true bound (the least recently
+ * used state goes when a new one comes), so a burst of new ids between two idle sweeps cannot grow
+ * the heap past it.
+ */
+export const MAX_CACHED_STATES = 10_000;
+
+export function remember<S>(cache: StateCache<S>, id: string, state: S, now: number, max = MAX_CACHED_STATES): void {
   cache.delete(id); // re-insert so that Map order stays least-recently-used first
   cache.set(id, { state, touched: now });
+  if (cache.size > max) cache.delete(cache.keys().next().value as string);
 }
 
 /** Drops cached states idle for longer than `idleMs`, and the oldest beyond `max`. */
