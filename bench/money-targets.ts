@@ -1,6 +1,7 @@
 // Issue 25's targets ("Money moves at the speed of a create"): every money-moving scenario as a
-// ratio to the merchant API's create req/s of the same run and WORKERS, plus the direct payment's
-// p99 and its Postgres CPU per payment against a create's. The webhook and create targets are in results.ts.
+// ratio to the merchant API's create req/s of the same run and WORKERS (the mean of a window before
+// them and one after: referenceCreate), plus the direct payment's p99 and its Postgres CPU per
+// payment against a create's. The webhook and create targets are in results.ts.
 import type { LoadFigures } from './load.js';
 import type { PayoutRun } from './payout-scenarios.js';
 import type { ScenarioFigures, ServerRun } from './server-scenarios.js';
@@ -27,10 +28,31 @@ function flagRun(w: number, name: string, f: ScenarioFigures, flags: string[]): 
   }
 }
 
+/** What a money path is judged against: a create's req/s and Postgres CPU per request. */
+export interface ReferenceCreate { reqPerSec: number; pgCpuUsPerReq?: number }
+
+/**
+ * The create of a server run that its money paths are judged against: the mean of the windows
+ * before and after them when both were measured (the machine's speed drifts over a run, and the
+ * paths run on the database the first window began to grow), else the one before.
+ */
+export function referenceCreate(s: ServerRun): ReferenceCreate | null {
+  const a = s.create;
+  if (!a) return null;
+  const b = s.createAfter;
+  if (!b) return { reqPerSec: a.reqPerSec, pgCpuUsPerReq: a.pgCpuUsPerReq };
+  const pg = a.pgCpuUsPerReq !== undefined && b.pgCpuUsPerReq !== undefined ? (a.pgCpuUsPerReq + b.pgCpuUsPerReq) / 2 : a.pgCpuUsPerReq;
+  return { reqPerSec: (a.reqPerSec + b.reqPerSec) / 2, pgCpuUsPerReq: pg };
+}
+
 /** The checks of one server run (WORKERS w); `add` records them for w. */
 export function judgeMoney(s: ServerRun, add: Add, flags: string[]): void {
-  const c = s.create;
+  const c = referenceCreate(s);
   for (const failure of s.failures ?? []) flags.push(`WORKERS=${s.workers} ${failure}`);
+  if (s.create && s.createAfter) {
+    if (failed(s.createAfter)) flags.push(`WORKERS=${s.workers} create (after): ${failed(s.createAfter)} non-2xx/errors ${JSON.stringify(s.createAfter.statusCodes)}`);
+    add('create req/s after the money paths ÷ before (info)', round(s.createAfter.reqPerSec / s.create.reqPerSec), 'reported', true);
+  }
   for (const [name, f] of scenariosOf(s)) {
     flagRun(s.workers, name, f, flags);
     if (c) add(`${name} req/s ÷ create req/s`, round(f.reqPerSec / c.reqPerSec), `≥ ${MONEY_TARGETS.ratio}`, f.reqPerSec / c.reqPerSec >= MONEY_TARGETS.ratio);
@@ -49,7 +71,8 @@ export function judgeMoney(s: ServerRun, add: Add, flags: string[]): void {
 
 /** Payouts against the create of the server run with the same WORKERS: distinct balances judged, one balance reported. */
 export function judgePayouts(po: PayoutRun, server: ServerRun[], add: Add, flags: string[]): void {
-  const c = server.find((s) => s.workers === po.workers)?.create;
+  const run = server.find((s) => s.workers === po.workers);
+  const c = run ? referenceCreate(run) : null;
   if (po.create) {
     if (failed(po.create)) flags.push(`WORKERS=${po.workers} payouts (one balance): ${failed(po.create)} non-2xx/errors ${JSON.stringify(po.create.statusCodes)}`);
     if (c) add('payouts, one balance, req/s ÷ create req/s (info)', round(po.create.reqPerSec / c.reqPerSec), 'reported', true);

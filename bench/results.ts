@@ -85,7 +85,7 @@ export function judge(r: Pick<BenchResults, 'baselines' | 'server' | 'webhooks' 
       rss = Math.max(rss, s.checkout.peakRssMb);
     }
     judgeMoney(s, add, flags);
-    for (const f of [s.direct, s.checkoutPay, s.refunds, s.captures]) if (f) rss = Math.max(rss, f.peakRssMb);
+    for (const f of [s.direct, s.checkoutPay, s.refunds, s.captures, s.createAfter]) if (f) rss = Math.max(rss, f.peakRssMb);
     if (s.get) {
       judgeGet(w, 'get', s.get, add);
       rss = Math.max(rss, s.get.peakRssMb);
@@ -153,6 +153,7 @@ export function figureRows(r: BenchResults): string[][] {
   }
   for (const s of r.server) {
     if (s.create) load(`POST /api/v2/payments, WORKERS=${s.workers}`, s.create, s.create.peakRssMb);
+    if (s.createAfter) load(`POST /api/v2/payments again, after the money paths, WORKERS=${s.workers}`, s.createAfter, s.createAfter.peakRssMb);
     if (s.checkout) load(`POST /v2/payments/checkout, WORKERS=${s.workers}`, s.checkout, s.checkout.peakRssMb);
     if (s.direct) load(`POST /v2/payments (card, automatic capture), WORKERS=${s.workers}`, s.direct, s.direct.peakRssMb);
     if (s.checkoutPay) load(`POST /checkout/{id}/pay (card, payments made before), WORKERS=${s.workers}`, s.checkoutPay, s.checkoutPay.peakRssMb);

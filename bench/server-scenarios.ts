@@ -34,6 +34,12 @@ export interface ServerRun {
   startupMs: number;
   /** Null when the create scenario was filtered out (BENCH_ONLY). */
   create: ScenarioFigures | null;
+  /**
+   * The create measured again after the money scenarios, on the same server and grown database:
+   * the money paths are judged against the mean of both windows (money-targets.ts). Null or absent
+   * when no money scenario ran, or create was filtered out.
+   */
+  createAfter?: ScenarioFigures | null;
   /** POST /v2/payments/checkout; null when filtered out. */
   checkout?: ScenarioFigures | null;
   /** POST /v2/payments (card 4242…, automatic capture: create and sandbox charge); null when filtered out. */
@@ -172,12 +178,19 @@ export async function runServerScenarios(given: ServerScenarioOptions): Promise<
         money[MONEY_FIELDS[name]] = null;
       }
     }
-    if (!want.get) return { workers: o.workers, startupMs, create, checkout, direct, ...money, failures, get: null };
+    // The create again, after the paths it is the yardstick of: the machine's speed drifts over a
+    // run and the database has grown, so the money paths are judged against both windows' mean.
+    let createAfter: ScenarioFigures | null = null;
+    if (create && (direct || checkout || Object.values(money).some(Boolean))) {
+      await o.beforeScenario?.('create (after)');
+      createAfter = await withRss(pid, () => measure(url, [createRequest(key, `${tag}-after`)], o.load, [pid]));
+    }
+    if (!want.get) return { workers: o.workers, startupMs, create, createAfter, checkout, direct, ...money, failures, get: null };
 
     const ids = await seedPayments(url, key, tag, getIds(o.load));
     await o.beforeScenario?.('get');
     const get = await withRss(pid, () => measureGets([url], key, ids, o.load, [pid]));
-    return { workers: o.workers, startupMs, create, checkout, direct, ...money, failures, get };
+    return { workers: o.workers, startupMs, create, createAfter, checkout, direct, ...money, failures, get };
   } finally {
     await server.stop();
   }

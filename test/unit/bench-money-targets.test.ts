@@ -2,7 +2,7 @@
 // scenarios use up one per request.
 import t from 'tap';
 import { poolRequest, prepareMany, preparedCount } from '../../bench/prepared.js';
-import { judge, type BenchResults } from '../../bench/results.js';
+import { figureRows, judge, type BenchResults } from '../../bench/results.js';
 import type { ScenarioFigures, ServerRun } from '../../bench/server-scenarios.js';
 import type { WebhookRun } from '../../bench/webhook-scenario.js';
 
@@ -35,6 +35,25 @@ t.test('each money path against the same run\'s create, with the direct payment\
   t.match(result(targets, 'payouts, 200 balances, req/s ÷ create req/s'), { value: 0.5, target: '≥ 0.4', pass: true });
   t.match(result(targets, 'payouts, one balance, req/s ÷ create req/s (info)'), { value: 0.08, target: 'reported', pass: true });
   t.notOk(result(targets, 'direct payment PG µs/req without the bank\'s ÷ create PG µs/req (info)'), 'no engine-only row when the bank was not measured');
+});
+
+t.test('with a create window after the money paths, they are judged against the mean of both windows', async (t) => {
+  const server: ServerRun[] = [{
+    workers: 2, startupMs: 1, create: load(6000, 40, 90), createAfter: { ...load(4000, 60, 110), non2xx: 2, statusCodes: { 200: 39_998, 503: 2 } }, get: null,
+    direct: load(2100, 99, 310), refunds: { ...load(1900, 50), prepared },
+  }];
+  const payouts = { workers: 2, create: null, distinct: { ...load(2500, 80), balances: 200, setupSeconds: 1 } };
+  const { targets, flags } = judge({ baselines, server, payouts, webhooks: null, multiGet: null });
+  t.match(result(targets, 'create req/s ÷ baseline B rows/s'), { value: 0.6 }, 'the create target stays on the first window');
+  t.match(result(targets, 'create p99 (ms)'), { value: 40 });
+  t.match(result(targets, 'create req/s after the money paths ÷ before (info)'), { value: 0.67, target: 'reported' });
+  t.match(result(targets, 'direct payment req/s ÷ create req/s'), { value: 0.42, pass: true }, '2100 ÷ 5000, where the first window alone gives 0.35');
+  t.match(result(targets, 'refund req/s ÷ create req/s'), { value: 0.38, pass: false });
+  t.match(result(targets, 'direct payment PG µs/req ÷ create PG µs/req'), { value: 3.1, pass: false }, '310 ÷ 100');
+  t.match(result(targets, 'payouts, 200 balances, req/s ÷ create req/s'), { value: 0.5 });
+  t.match(flags, [/WORKERS=2 create \(after\): 2 non-2xx/]);
+  const rows = figureRows({ baselines, server, webhooks: null, multiGet: null } as unknown as BenchResults);
+  t.ok(rows.some((r) => r[0] === 'POST /api/v2/payments again, after the money paths, WORKERS=2' && r[1] === '4000'), 'the second window has its row in the table');
 });
 
 t.test('the direct payment\'s Postgres without the sandbox bank\'s backends is reported beside the judged total', async (t) => {
