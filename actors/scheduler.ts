@@ -1,24 +1,19 @@
 // Periodic work that any number of processes may run at once: expiry of pending payments whose
 // window has ended, the void of authorizations (capture_method manual) whose hold has lapsed (through
-// the payment's actor and the attempt protocol, as a merchant's cancel), and release of idempotency keys (payments', refunds', payouts') older than 24 hours. Work is claimed with
+// the payment's actor and the attempt protocol, as a merchant's cancel), and the finishing of test
+// clocks' advances (the release of aged idempotency keys is key-release.ts). Work is claimed with
 // FOR UPDATE SKIP LOCKED and a lease; the state change itself goes through the payment's actor.
 // Each sweep is a pipeline (sweep-pipeline.ts): the next claim leaves while earlier commands are in
 // flight, and a run that keeps finding full batches keeps going rather than waiting for its poll.
 // Due means due on the payment's test clock when it is on one (store/test-clocks-repo.ts `due`).
 import type pg from 'pg';
 import type { Logger } from '../src/log.js';
-import { claimDuePayments, claimLapsedAuthorizations, releaseOldIdempotencyKeys } from '../src/store/payments-repo.js';
-import { releaseOldLinkIdempotencyKeys } from '../src/store/links-repo.js';
-import { releaseOldRefundKeys } from '../src/store/refunds-repo.js';
-import { releaseOldAttemptKeys } from '../src/store/attempts-repo.js';
-import { releaseOldPayoutKeys } from '../src/store/payouts-repo.js';
+import { claimDuePayments, claimLapsedAuthorizations } from '../src/store/payments-repo.js';
 import { settleAdvancingClocks } from '../src/store/test-clocks-repo.js';
 import type { Dispatcher } from './dispatcher.js';
 import { startPeriodic, type Periodic } from './periodic.js';
 import { failpoint } from '../src/failpoints.js';
 import { runPipeline } from './sweep-pipeline.js';
-
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
 export type Scheduler = Periodic;
 
@@ -32,7 +27,6 @@ const SWEEP = { batch: 200, cap: 800 } as const;
 const VOID_SWEEP = { batch: 100, cap: 300 } as const;
 
 export function startScheduler(db: pg.Pool, dispatcher: Dispatcher, pollMs: number, log: Logger): Scheduler {
-  let lastSweep = 0;
   return startPeriodic('expiry', pollMs, log, async (self) => {
     let expired = 0;
     await runPipeline({
@@ -63,14 +57,6 @@ export function startScheduler(db: pg.Pool, dispatcher: Dispatcher, pollMs: numb
     // process's sweep does it, so an advance whose process died is finished by another.
     const ready = await settleAdvancingClocks(db);
     if (ready.length) log.info({ testClocks: ready }, 'test clocks advanced: everything due has committed');
-    if (Date.now() - lastSweep > 60_000) {
-      lastSweep = Date.now();
-      await releaseOldIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS);
-      await releaseOldLinkIdempotencyKeys(db, IDEMPOTENCY_TTL_SECONDS);
-      await releaseOldRefundKeys(db, IDEMPOTENCY_TTL_SECONDS);
-      await releaseOldAttemptKeys(db, IDEMPOTENCY_TTL_SECONDS);
-      await releaseOldPayoutKeys(db, IDEMPOTENCY_TTL_SECONDS);
-    }
     return expired;
   }, (n) => log.info({ expired: n }, 'payments expired (and lapsed authorizations voided)'));
 }

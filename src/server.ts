@@ -15,6 +15,7 @@ import { MemoryKeyValue } from './store/kv-memory.js';
 import { RedisKeyValue } from './store/kv-redis.js';
 import { Dispatcher } from '../actors/dispatcher.js';
 import { startScheduler } from '../actors/scheduler.js';
+import { startKeyRelease } from '../actors/key-release.js';
 import { startRecovery } from '../actors/recovery.js';
 import { startReconciler } from '../actors/reconciliation/reconciler.js';
 import { allConnectors } from './connectors/index.js';
@@ -122,6 +123,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   await held?.release();
   const listening = await listen(app, config.host, config.port);
   const scheduler = startScheduler(db, dispatcher, config.expiryPollMs, log);
+  const keyRelease = startKeyRelease(db, log);
   const recovery = startRecovery(db, dispatcher, { afterMs: config.attemptRecoveryAfterMs, pollMs: config.attemptRecoveryPollMs }, log);
   const reconciler = startReconciler(db, allConnectors(db), {
     intervalMs: config.reconciliation.intervalMs, windowMs: config.reconciliation.windowMs, delayMs: config.reconciliation.delayMs,
@@ -166,6 +168,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       accessOut?.flush();
       if (activeRequests() > 0) { abandoned.push(`answers (${activeRequests()} requests)`); log.error({ requests: activeRequests() }, 'shutdown: requests still unanswered; abandoned'); }
       await step('scheduler', () => scheduler.stop(), 0.2);
+      await step('key release', () => keyRelease.stop(), 0.2);
       await step('attempt recovery', () => recovery.stop(), 0.2);
       await step('reconciliation', () => reconciler?.stop() ?? Promise.resolve(), 0.2);
       await step('actor workers', () => dispatcher.close(), 0.6); // mailboxes drain: every accepted command finishes

@@ -283,12 +283,12 @@ export async function balanceOf(db: pg.Pool, merchantId: string, livemode: boole
  * (a refusal's key, and a settled payout's; never a pending one's). The payout's own column is
  * cleared with it, so it names the key it holds.
  */
-export async function releaseOldPayoutKeys(db: pg.Pool, ttlSeconds: number): Promise<number> {
+export async function releaseOldPayoutKeys(db: pg.Pool, ttlSeconds: number, limit = 1000): Promise<number> {
   const res = await db.query<{ n: number }>(
     `WITH old AS (
        SELECT k.merchant_id, k.livemode, k.idempotency_key FROM payout_keys k LEFT JOIN payouts p ON p.id = k.payout_id
        WHERE k.created_at < now() - make_interval(secs => $1) AND (k.payout_id IS NULL OR p.status <> 'pending')
-       LIMIT 1000 FOR UPDATE OF k SKIP LOCKED
+       LIMIT $2 FOR UPDATE OF k SKIP LOCKED
      ), gone AS (
        DELETE FROM payout_keys k USING old
        WHERE k.merchant_id = old.merchant_id AND k.livemode = old.livemode AND k.idempotency_key = old.idempotency_key
@@ -296,6 +296,6 @@ export async function releaseOldPayoutKeys(db: pg.Pool, ttlSeconds: number): Pro
      ), cleared AS (
        UPDATE payouts p SET idempotency_key = NULL FROM gone WHERE p.id = gone.payout_id
      )
-     SELECT count(*)::int AS n FROM gone`, [ttlSeconds]);
+     SELECT count(*)::int AS n FROM gone`, [ttlSeconds, limit]);
   return res.rows[0]?.n ?? 0;
 }
