@@ -12,9 +12,11 @@ import { releaseOldLinkIdempotencyKeys } from '../src/store/links-repo.js';
 import { releaseOldRefundKeys } from '../src/store/refunds-repo.js';
 import { releaseOldAttemptKeys } from '../src/store/attempts-repo.js';
 import { releaseOldPayoutKeys } from '../src/store/payouts-repo.js';
+import { IDEMPOTENCY_TTL_MS } from '../src/store/replay-cache.js';
 import { startPeriodic, type Periodic } from './periodic.js';
 
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
+/** How long a key holds its object: the replay cache's lifetime, in the statements' seconds. */
+export const IDEMPOTENCY_TTL_SECONDS = IDEMPOTENCY_TTL_MS / 1000;
 
 /** Rows per statement, the time one run may take, and how often a run starts. */
 export const KEY_RELEASE = { batch: 1000, budgetMs: 20_000, everyMs: 60_000 } as const;

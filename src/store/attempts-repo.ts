@@ -99,7 +99,7 @@ export async function findAttempt(db: pg.Pool, id: string): Promise<Attempt | nu
 }
 
 /** Idempotency keys live 24 hours: after that the same key may start a new capture or cancel. */
-export async function releaseOldAttemptKeys(db: pg.Pool, ttlSeconds: number, limit = 1000): Promise<number> {
+export async function releaseOldAttemptKeys(db: pg.Pool, ttlSeconds: number, limit: number): Promise<number> {
   const res = await db.query(
     `UPDATE connector_attempts SET idempotency_scope = NULL WHERE id IN (
        SELECT id FROM connector_attempts WHERE idempotency_scope IS NOT NULL AND status <> 'started' AND created_at < now() - make_interval(secs => $1)

@@ -93,7 +93,7 @@ export async function linkCursorOf(db: pg.Pool, merchantId: string, livemode: bo
 }
 
 /** Idempotency keys live 24 hours: after that the same key may create a new link. */
-export async function releaseOldLinkIdempotencyKeys(db: pg.Pool, ttlSeconds: number, limit = 1000): Promise<number> {
+export async function releaseOldLinkIdempotencyKeys(db: pg.Pool, ttlSeconds: number, limit: number): Promise<number> {
   const res = await db.query(
     `UPDATE links SET idempotency_key = NULL WHERE id IN (
        SELECT id FROM links WHERE idempotency_key IS NOT NULL AND created_at < now() - make_interval(secs => $1)

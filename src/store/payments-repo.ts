@@ -313,7 +313,7 @@ export async function claimLapsedAuthorizations(db: pg.Pool, limit: number, leas
 }
 
 /** Idempotency keys live 24 hours: after that the same key may create a new payment. */
-export async function releaseOldIdempotencyKeys(db: pg.Pool, ttlSeconds: number, limit = 1000): Promise<number> {
+export async function releaseOldIdempotencyKeys(db: pg.Pool, ttlSeconds: number, limit: number): Promise<number> {
   const res = await db.query(
     `UPDATE payments SET idempotency_key = NULL WHERE id IN (
        SELECT id FROM payments WHERE idempotency_key IS NOT NULL AND created_at < now() - make_interval(secs => $1)

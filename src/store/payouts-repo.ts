@@ -283,7 +283,7 @@ export async function balanceOf(db: pg.Pool, merchantId: string, livemode: boole
  * (a refusal's key, and a settled payout's; never a pending one's). The payout's own column is
  * cleared with it, so it names the key it holds.
  */
-export async function releaseOldPayoutKeys(db: pg.Pool, ttlSeconds: number, limit = 1000): Promise<number> {
+export async function releaseOldPayoutKeys(db: pg.Pool, ttlSeconds: number, limit: number): Promise<number> {
   const res = await db.query<{ n: number }>(
     `WITH old AS (
        SELECT k.merchant_id, k.livemode, k.idempotency_key FROM payout_keys k LEFT JOIN payouts p ON p.id = k.payout_id

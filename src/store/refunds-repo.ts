@@ -221,7 +221,7 @@ export async function listRefunds(db: pg.Pool, paymentId: string, limit: number,
 }
 
 /** Idempotency keys live 24 hours: after that the same key may create a new refund. */
-export async function releaseOldRefundKeys(db: pg.Pool, ttlSeconds: number, limit = 1000): Promise<number> {
+export async function releaseOldRefundKeys(db: pg.Pool, ttlSeconds: number, limit: number): Promise<number> {
   const res = await db.query(
     `UPDATE refunds SET idempotency_key = NULL WHERE id IN (
        SELECT id FROM refunds WHERE idempotency_key IS NOT NULL AND status <> 'pending' AND created_at < now() - make_interval(secs => $1)

@@ -44,3 +44,11 @@ t.test('a run whose budget is spent leaves the rest to the next run', async (t) 
   t.same(next.left, []);
   t.equal(await aged(), 0);
 });
+
+t.test('two processes\' runs at once share the backlog: every key released once, none left', async (t) => {
+  await agedCopies('c', 2_500);
+  const [a, b] = await Promise.all([releaseAgedKeys(s.db, { batch: 500 }), releaseAgedKeys(s.db, { batch: 500 })]);
+  t.equal((a.released.payments ?? 0) + (b.released.payments ?? 0), 2_500, 'the batches skip the rows the other run holds');
+  t.same([a.left, b.left], [[], []]);
+  t.equal(await aged(), 0);
+});

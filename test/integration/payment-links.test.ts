@@ -168,7 +168,7 @@ t.test('Idempotency-Key: a replay returns the first link, another body conflicts
   t.equal(d.body.id, a.body.id);
   // After 24 hours the key is released (Redis forgets it; the sweeper clears it from the row).
   await s.db.query("UPDATE links SET created_at = now() - interval '25 hours' WHERE id = $1", [a.body.id]);
-  t.equal(await releaseOldLinkIdempotencyKeys(s.db, 24 * 3600), 1);
+  t.equal(await releaseOldLinkIdempotencyKeys(s.db, 24 * 3600, 1000), 1);
   await s.srv.services.kv.del(`idem:${m.id}:test:link:link-key-1`);
   const e = await s.request('POST', '/api/v2/links', { key: m.key, body: { ...body, amount: 702 }, headers });
   t.equal(e.status, 201);

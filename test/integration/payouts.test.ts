@@ -264,7 +264,7 @@ t.test('keys live 24 hours: an older key (a payout\'s or a refusal\'s) is releas
   const refused = await payout({ ...body, amount: 100_000_000 }, sk, { 'idempotency-key': refusedKey });
   t.equal(refused.body.error.code, 'INSUFFICIENT_BALANCE');
   await s.db.query(`UPDATE payout_keys SET created_at = now() - interval '25 hours' WHERE idempotency_key = $1`, [refusedKey]);
-  t.ok(await releaseOldPayoutKeys(s.db, 24 * 3600) >= 2);
+  t.ok(await releaseOldPayoutKeys(s.db, 24 * 3600, 1000) >= 2);
   t.same((await s.db.query('SELECT idempotency_key FROM payout_keys WHERE idempotency_key = ANY($1)', [[key, refusedKey]])).rows, [], 'both old keys are free');
   const { rows } = await s.db.query('SELECT id, idempotency_key FROM payouts WHERE id = ANY($1) ORDER BY id', [[first.body.id, pendingId]]);
   t.same(rows.map((r) => [r.id, r.idempotency_key === null]), [[first.body.id, true], [pendingId, false]].sort(), 'only the finished old key is released');

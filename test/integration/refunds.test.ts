@@ -222,7 +222,7 @@ t.test('keys live 24 hours on the refund row: an older key is released (never a 
   // A pending refund (its attempt in flight) keeps its key whatever its age.
   await s.db.query(`INSERT INTO refunds (id, payment_id, merchant_id, livemode, amount, currency, status, attempt_id, request_id, idempotency_key, created_at, updated_at)
     VALUES ('ref_pendingpendingpending01', $1, $2, false, 1, 'AZN', 'pending', 'att_pending_fixture', 'req_x', $3, now() - interval '25 hours', now())`, [id, m.id, `pending-${id}`]);
-  t.ok(await releaseOldRefundKeys(s.db, 24 * 3600) >= 1);
+  t.ok(await releaseOldRefundKeys(s.db, 24 * 3600, 1000) >= 1);
   const { rows } = await s.db.query('SELECT id, idempotency_key FROM refunds WHERE payment_id = $1 ORDER BY id', [id]);
   t.same(rows.map((r) => r.idempotency_key === null), rows.map((r) => r.id === first.body.refund.id), 'only the finished old key is released');
   await s.db.query(`DELETE FROM refunds WHERE id = 'ref_pendingpendingpending01'`);
