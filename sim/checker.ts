@@ -39,6 +39,8 @@ export function checkLedger(s: State): Violation[] {
     const captures = moved(s, p.id, 'capture');
     const voids = moved(s, p.id, 'void');
     const rows = { payment: p, charges, captures, voids };
+    // An open payment the expiry sweeps cannot find would never expire; a settled one they still find is swept for ever.
+    if (!p.due_ok) v('d', 'expiry deadline disagrees with the payment', `${p.id} ${p.status}`, rows);
     if (charges.length > 1) v('a', 'payment charged twice', `${p.id}: ${charges.length} charges`, rows);
     if (PAID.has(p.status) && charges.length !== 1) v('a', 'paid payment without a charge', `${p.id} ${p.status}`, rows);
     if (['failed', 'expired'].includes(p.status) && charges.length) v('a', 'unpaid payment with a charge', `${p.id} ${p.status}`, rows);

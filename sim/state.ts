@@ -2,7 +2,7 @@
 // ledger, read directly from Postgres (not through the proxy) once everything has settled.
 import type pg from 'pg';
 
-export interface PaymentRow { id: string; request_id: string; created_ms: number; status: string; amount: number; amount_refunded: number; idempotency_key: string | null; link_id: string | null }
+export interface PaymentRow { id: string; request_id: string; created_ms: number; status: string; amount: number; amount_refunded: number; idempotency_key: string | null; link_id: string | null; due_ok: boolean }
 export interface RefundRow { id: string; request_id: string; created_ms: number; payment_id: string; amount: number; status: string; attempt_id: string; idempotency_key: string | null }
 export interface PayoutRow { id: string; request_id: string; created_ms: number; amount: number; status: string; attempt_id: string; idempotency_key: string | null }
 export interface AttemptRow { id: string; aggregate_id: string; operation: string; status: string; amount: number }
@@ -32,7 +32,8 @@ export async function pendingRows(db: pg.Pool): Promise<number> {
 
 export async function readState(db: pg.Pool): Promise<State> {
   // Amounts are bigint columns; the simulator's amounts fit an int.
-  const payments = (await db.query<PaymentRow>('SELECT id, request_id, (extract(epoch from created_at) * 1000)::float8 AS created_ms, status, amount::int, amount_refunded::int, idempotency_key, link_id FROM payments')).rows;
+  const payments = (await db.query<PaymentRow>(`SELECT id, request_id, (extract(epoch from created_at) * 1000)::float8 AS created_ms, status, amount::int, amount_refunded::int, idempotency_key, link_id,
+    due_at IS NOT DISTINCT FROM payment_due_at(status, expires_at, pending_attempt) AS due_ok FROM payments`)).rows;
   const refunds = (await db.query<RefundRow>('SELECT id, request_id, (extract(epoch from created_at) * 1000)::float8 AS created_ms, payment_id, amount::int, status, attempt_id, idempotency_key FROM refunds')).rows;
   const payouts = (await db.query<PayoutRow>('SELECT id, request_id, (extract(epoch from created_at) * 1000)::float8 AS created_ms, amount::int, status, attempt_id, idempotency_key FROM payouts')).rows;
   const attempts = (await db.query<AttemptRow>('SELECT id, aggregate_id, operation, status, amount::int FROM connector_attempts')).rows;

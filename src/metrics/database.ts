@@ -24,13 +24,13 @@ export interface DatabaseFigures {
 
 // Objects on a test clock (issue 26) wait on their clock, not on the real time: they are left out
 // of the due counts and lag figures, which would otherwise alarm on a clock set in the past.
-const SQL = `
+export const DATABASE_FIGURES_SQL = `
 SELECT
   (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now() AND test_clock_id IS NULL)::int AS due,
   (SELECT count(*) FROM webhook_deliveries WHERE status IN ('pending', 'delivering'))::int AS undelivered,
   COALESCE((SELECT extract(epoch FROM now() - min(created_at)) FROM webhook_deliveries WHERE status IN ('pending', 'delivering') AND test_clock_id IS NULL), 0)::float8 AS oldest,
   COALESCE((SELECT extract(epoch FROM now() - min(next_attempt_at)) FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now() AND test_clock_id IS NULL), 0)::float8 AS outbox_lag,
-  COALESCE((SELECT extract(epoch FROM now() - min(expires_at)) FROM payments WHERE status = 'pending' AND expires_at <= now() AND test_clock_id IS NULL), 0)::float8 AS expiry_lag,
+  COALESCE((SELECT extract(epoch FROM now() - min(due_at)) FROM payments WHERE due_at <= now() AND status = 'pending' AND test_clock_id IS NULL), 0)::float8 AS expiry_lag,
   (SELECT count(*) FROM connector_attempts WHERE status = 'started')::int AS attempts_open,
   COALESCE((SELECT extract(epoch FROM now() - min(created_at)) FROM connector_attempts WHERE status = 'started'), 0)::float8 AS attempts_oldest,
   (SELECT COALESCE(jsonb_object_agg(kind, n), '{}') FROM (SELECT kind, count(*)::int AS n FROM reconciliation_differences WHERE status = 'open' GROUP BY kind) k) AS recon_open,
@@ -38,7 +38,7 @@ SELECT
                                                (SELECT min(created_at) FROM connector_attempts))), 0)::float8 AS recon_age`;
 
 export async function readDatabaseFigures(db: pg.Pool): Promise<DatabaseFigures> {
-  const r = (await db.query({ name: 'metrics_database_figures', text: SQL })).rows[0];
+  const r = (await db.query({ name: 'metrics_database_figures', text: DATABASE_FIGURES_SQL })).rows[0];
   return {
     webhooksDue: r.due, webhooksUndelivered: r.undelivered, webhooksOldestSeconds: r.oldest, outboxLagSeconds: r.outbox_lag,
     expiryLagSeconds: r.expiry_lag, attemptsOpen: r.attempts_open, attemptsOldestSeconds: r.attempts_oldest,

@@ -52,7 +52,7 @@ WITH v AS (
                        $9::text[], $10::text[], $11::text[])
     AS v(pid, expected, att_id, operation, connector, amount, currency, context, scope, hash, request_id)
 ), upd AS (
-  UPDATE payments p SET version = p.version + 1, pending_attempt = v.att_id
+  UPDATE payments p SET version = p.version + 1, pending_attempt = v.att_id, due_at = payment_due_at(p.status, p.expires_at, v.att_id)
   FROM v WHERE p.id = v.pid AND p.version = v.expected AND p.pending_attempt IS NULL
   RETURNING p.id, p.pending_attempt
 )

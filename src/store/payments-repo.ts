@@ -23,8 +23,8 @@ const COLUMNS = INSERT_COLUMNS.join(', ');
  */
 const INSERT_CTES = `
 WITH ins AS (
-  INSERT INTO payments (${COLUMNS})
-  SELECT ${COLUMNS} FROM json_populate_recordset(NULL::payments, $1::json)
+  INSERT INTO payments (${COLUMNS}, due_at)
+  SELECT ${COLUMNS}, payment_due_at(status, expires_at, pending_attempt) FROM json_populate_recordset(NULL::payments, $1::json)
   ON CONFLICT (merchant_id, livemode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING *
 ), ev AS (
@@ -160,7 +160,8 @@ WITH v AS (
   UPDATE payments p SET status = v.status, amount_refunded = v.amount_refunded, method = v.method, card = v.card,
     amount = v.amount, fee = v.fee, net = v.net, expires_at = v.expires_at,
     failure = v.failure, paid_at = v.paid_at, updated_at = v.updated_at, version = v.version, charged = v.charged, expiry_lease = NULL,
-    checkout = COALESCE(v.checkout, p.checkout), pending_attempt = v.pending_attempt
+    checkout = COALESCE(v.checkout, p.checkout), pending_attempt = v.pending_attempt,
+    due_at = payment_due_at(v.status, v.expires_at, v.pending_attempt)
   FROM v WHERE p.id = v.id AND p.version = v.expected
   RETURNING p.*
 ), lk AS (
@@ -276,21 +277,26 @@ export async function cursorOf(db: pg.Pool, merchantId: string, livemode: boolea
 }
 
 /**
+ * The sweeps' claims ($1 the batch, $2 the lease in seconds). Both find their rows by `due_at`
+ * (migration 027: set while a payment is authorized, or pending with no attempt in flight), through
+ * its partial index, and lease what is due on the row's own clock.
+ */
+const claimSql = (status: 'pending' | 'authorized'): string => `UPDATE payments SET expiry_lease = now() + make_interval(secs => $2)
+  WHERE id IN (SELECT id FROM payments WHERE ${due('due_at', 'payments.test_clock_id')} AND status = '${status}' AND pending_attempt IS NULL
+                 AND (expiry_lease IS NULL OR expiry_lease < now())
+               ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+  RETURNING id`;
+export const CLAIM_DUE_SQL = claimSql('pending');
+export const CLAIM_LAPSED_SQL = claimSql('authorized');
+
+/**
  * Leases due pending payments for expiry (due on the payment's test clock when it has one, else on
  * Postgres's time: one query for both) so that several processes share the work without
  * handing one payment to two of them at once. The lease only routes work; the actor's
  * version-checked update decides.
  */
 export async function claimDuePayments(db: pg.Pool, limit: number, leaseSeconds = 30): Promise<string[]> {
-  const res = await db.query({
-    name: 'payments_claim_due',
-    text: `UPDATE payments SET expiry_lease = now() + make_interval(secs => $2)
-           WHERE id IN (SELECT id FROM payments WHERE status = 'pending' AND ${due('expires_at', 'payments.test_clock_id')}
-                          AND (expiry_lease IS NULL OR expiry_lease < now())
-                        ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-           RETURNING id`,
-    values: [limit, leaseSeconds],
-  });
+  const res = await db.query({ name: 'payments_claim_due', text: CLAIM_DUE_SQL, values: [limit, leaseSeconds] });
   return res.rows.map((r) => r.id as string);
 }
 
@@ -300,15 +306,7 @@ export async function claimDuePayments(db: pg.Pool, limit: number, leaseSeconds 
  * One with an attempt in flight (a capture, a void) is left to that attempt.
  */
 export async function claimLapsedAuthorizations(db: pg.Pool, limit: number, leaseSeconds = 30): Promise<string[]> {
-  const res = await db.query({
-    name: 'payments_claim_lapsed_auth',
-    text: `UPDATE payments SET expiry_lease = now() + make_interval(secs => $2)
-           WHERE id IN (SELECT id FROM payments WHERE status = 'authorized' AND ${due('expires_at', 'payments.test_clock_id')} AND pending_attempt IS NULL
-                          AND (expiry_lease IS NULL OR expiry_lease < now())
-                        ORDER BY expires_at LIMIT $1 FOR UPDATE SKIP LOCKED)
-           RETURNING id`,
-    values: [limit, leaseSeconds],
-  });
+  const res = await db.query({ name: 'payments_claim_lapsed_auth', text: CLAIM_LAPSED_SQL, values: [limit, leaseSeconds] });
   return res.rows.map((r) => r.id as string);
 }
 

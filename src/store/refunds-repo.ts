@@ -35,7 +35,7 @@ WITH v AS (
     AS v(pid, expected, att_id, operation, connector, amount, currency, context,
          refund_id, merchant_id, livemode, reason, request_id, idempotency_key, request_hash, created_at)
 ), upd AS (
-  UPDATE payments p SET version = p.version + 1, pending_attempt = v.att_id
+  UPDATE payments p SET version = p.version + 1, pending_attempt = v.att_id, due_at = payment_due_at(p.status, p.expires_at, v.att_id)
   FROM v WHERE p.id = v.pid AND p.version = v.expected AND p.pending_attempt IS NULL
   RETURNING p.id, p.pending_attempt
 ), att AS (
@@ -92,7 +92,8 @@ WITH v AS (
     AS v(pid, expected, status, amount_refunded, net, updated_at, version, att_id,
          refund_status, failure_code, connector_ref, refund_id, att_status, att_result)
 ), upd AS (
-  UPDATE payments p SET status = v.status, amount_refunded = v.amount_refunded, net = v.net, updated_at = v.updated_at, version = v.version, pending_attempt = NULL
+  UPDATE payments p SET status = v.status, amount_refunded = v.amount_refunded, net = v.net, updated_at = v.updated_at, version = v.version, pending_attempt = NULL,
+    due_at = payment_due_at(v.status, p.expires_at, NULL)
   FROM v WHERE p.id = v.pid AND p.version = v.expected AND p.pending_attempt = v.att_id
   RETURNING p.*
 ), rf AS (
@@ -181,7 +182,7 @@ export async function dropRefund(db: pg.Pool, paymentId: string, expectedVersion
   const res = await db.query({
     name: 'refund_drop',
     text: `WITH upd AS (
-             UPDATE payments SET version = version + 1, pending_attempt = NULL
+             UPDATE payments SET version = version + 1, pending_attempt = NULL, due_at = payment_due_at(status, expires_at, NULL)
              WHERE id = $1 AND version = $2 AND pending_attempt = $3 RETURNING id
            ), del AS (
              DELETE FROM refunds r USING upd WHERE r.attempt_id = $3 AND r.payment_id = upd.id AND r.status = 'pending'

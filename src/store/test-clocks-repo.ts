@@ -72,7 +72,7 @@ export async function settleAdvancingClocks(db: pg.Pool): Promise<string[]> {
     name: 'test_clocks_settle',
     text: `UPDATE test_clocks c SET status = 'ready', updated_at = now()
      WHERE c.status = 'advancing'
-       AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.test_clock_id = c.id AND p.status IN ('pending', 'authorized') AND p.expires_at <= c.frozen_time)
+       AND NOT EXISTS (SELECT 1 FROM payments p WHERE p.test_clock_id = c.id AND p.expires_at <= c.frozen_time AND p.status IN ('pending', 'authorized'))
        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.test_clock_id = c.id
                          AND (d.status = 'delivering' OR (d.status = 'pending' AND d.next_attempt_at <= c.frozen_time)))
      RETURNING c.id`,

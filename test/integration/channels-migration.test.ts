@@ -1,8 +1,11 @@
 // Migrations on an existing database: 011 on merchants (each gets one default channel per mode,
 // and a key naming no channel is revoked instead of being widened to every channel); 026's room on
-// the pages of the tables updated in place.
+// the pages of the tables updated in place; 027's due_at, filled in for the payments already stored,
+// and no index of payments naming status (so a status change can be a HOT update).
 import t from 'tap';
 import { listMigrations, migrate } from '../../src/store/migrate.js';
+import { CLAIM_DUE_SQL, CLAIM_LAPSED_SQL } from '../../src/store/payments-repo.js';
+import { DATABASE_FIGURES_SQL } from '../../src/metrics/database.js';
 import { startTestServer } from '../helpers/server.js';
 import { suffix, testPool } from '../helpers/env.js';
 
@@ -19,7 +22,7 @@ t.test('existing merchants get default channels; keys naming no channel are revo
   await pool.query(`INSERT INTO merchants (id, name, default_currency, currencies) VALUES ('mer_a', 'A', 'AZN', '{AZN}'), ('mer_b', 'B', 'AZN', '{AZN}')`);
   await pool.query(`INSERT INTO api_keys (id, merchant_id, kind, mode, key_hash, key_hint, channel_id) VALUES
     ('key_1', 'mer_a', 'secret', 'test', 'h1', 'x', 'bogus'), ('key_2', 'mer_a', 'secret', 'test', 'h2', 'x', NULL)`);
-  const applied = await migrate(pool);
+  const applied = await migrate(pool, listMigrations().filter((m) => m.version <= 26));
   t.ok(applied.includes('011_channels.sql'));
   const ch = await pool.query('SELECT merchant_id, livemode, slug, is_default, status, id, webhook_secret FROM channels ORDER BY merchant_id, livemode');
   t.same(ch.rows.map((r) => [r.merchant_id, r.livemode, r.slug, r.is_default, r.status]),
@@ -42,4 +45,47 @@ t.test('migration 026: the tables updated in place leave room on their pages for
   const r = await pool.query<{ relname: string; reloptions: string[] | null }>(
     `SELECT relname, reloptions FROM pg_class WHERE relname IN ('payments', 'refunds') AND relkind = 'r' ORDER BY relname`);
   t.same(r.rows.map((x) => [x.relname, x.reloptions]), [['payments', ['fillfactor=80']], ['refunds', ['fillfactor=80']]]);
+});
+
+t.test('migration 027: the payments stored before it get their due_at; no index of payments names status', async (t) => {
+  // Rows as a version before 027 left them: open ones (one with an attempt in flight), settled ones.
+  const rows: [string, string, string | null][] = [
+    ['pay_pending', 'pending', null], ['pay_in_flight', 'pending', 'att_x'], ['pay_held', 'authorized', null], ['pay_capturing', 'authorized', 'att_y'],
+    ['pay_paid', 'succeeded', null], ['pay_refunded', 'partially_refunded', null], ['pay_expired', 'expired', null],
+  ];
+  for (const [id, status, attempt] of rows) {
+    await pool.query(`INSERT INTO payments (id, merchant_id, livemode, status, amount, currency, fee, net, source, created_at, expires_at, updated_at, version, request_id, pending_attempt)
+      VALUES ($1, 'mer_a', false, $2, 100, 'AZN', 0, 100, 'api', now(), '2026-11-28T00:00:00Z', now(), 1, 'req', $3)`, [id, status, attempt]);
+  }
+  const applied = await migrate(pool);
+  t.ok(applied.includes('027_payment_due.sql'));
+  const due = await pool.query<{ id: string; due: string | null }>(`SELECT id, to_char(due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') AS due FROM payments ORDER BY id`);
+  t.same(Object.fromEntries(due.rows.map((r) => [r.id, r.due])), {
+    pay_capturing: '2026-11-28T00:00:00', pay_expired: null, pay_held: '2026-11-28T00:00:00', pay_in_flight: null, pay_paid: null,
+    pay_pending: '2026-11-28T00:00:00', pay_refunded: null,
+  }, 'due when authorized, or pending with no attempt in flight; else NULL');
+  // Postgres counts an index's key, expression and predicate columns alike for HOT: none may be status.
+  const naming = await pool.query<{ indexname: string }>(
+    `SELECT i.indexrelid::regclass::text AS indexname FROM pg_index i
+      WHERE i.indrelid = 'payments'::regclass
+        AND (pg_get_expr(i.indpred, i.indrelid) ~ '\\mstatus\\M' OR pg_get_expr(i.indexprs, i.indrelid) ~ '\\mstatus\\M'
+             OR (SELECT attnum FROM pg_attribute WHERE attrelid = 'payments'::regclass AND attname = 'status') = ANY(i.indkey))`);
+  t.same(naming.rows.map((r) => r.indexname), [], 'no index of payments names status');
+  const idx = await pool.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'payments' AND indexname IN ('payments_due_at', 'payments_test_clock') ORDER BY 1`);
+  t.same(idx.rows.map((r) => r.indexname), ['payments_due_at', 'payments_test_clock']);
+});
+
+t.test('the expiry sweeps and the expiry lag metric reach their payments through payments_due_at', async (t) => {
+  const c = await pool.connect();
+  try {
+    await c.query('SET enable_seqscan = off'); // a tiny table: make the planner say whether an index can serve
+    for (const [what, sql, values] of [['claim of due payments', CLAIM_DUE_SQL, [200, 30]], ['claim of lapsed authorizations', CLAIM_LAPSED_SQL, [100, 30]],
+      ['metrics', DATABASE_FIGURES_SQL, []]] as const) {
+      const plan = (await c.query(`EXPLAIN ${sql}`, [...values])).rows.map((r) => r['QUERY PLAN']).join('\n');
+      t.match(plan, /payments_due_at/, `${what}: by the due_at index`);
+      t.notMatch(plan, /Seq Scan on payments/, `${what}: never a scan of every payment`);
+    }
+  } finally {
+    c.release();
+  }
 });

@@ -247,7 +247,7 @@ t.test('test helpers: the gateway one completes a session; the merchant API one 
 
 t.test('sessions expire through the expiry scheduler; expired is final', async (t) => {
   const r = await create(ok);
-  await s.db.query("UPDATE payments SET expires_at = now() - interval '1 second' WHERE id = $1", [r.body.id]);
+  await s.db.query("UPDATE payments SET expires_at = now() - interval '1 second', due_at = payment_due_at(status, now() - interval '1 second', pending_attempt) WHERE id = $1", [r.body.id]);
   await until('the session expired', async () => (await s.request('GET', `/v2/payments/checkout/${r.body.id}`, { key: sk })).body.status === 'expired');
   const pay = await s.request('POST', `/checkout/${r.body.id}/pay`, { body: card(CARDS.success) });
   t.equal(pay.status, 409);

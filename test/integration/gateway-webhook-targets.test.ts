@@ -89,7 +89,7 @@ t.test('failure, requires_action, cancel and expiry events reach the session\'s 
   const cancelled = await s.request('POST', '/v2/payments/checkout', { key: sk, body: { amount: 4900, currency: 'RUB', webhook_url: rSession.url } });
   await s.request('POST', `/checkout/${cancelled.body.id}/cancel`, { body: {} });
   const expired = await s.request('POST', '/v2/payments/checkout', { key: sk, body: { amount: 4900, currency: 'RUB', webhook_url: rSession.url } });
-  await s.db.query("UPDATE payments SET expires_at = now() - interval '1 second' WHERE id = $1", [expired.body.id]);
+  await s.db.query("UPDATE payments SET expires_at = now() - interval '1 second', due_at = payment_due_at(status, now() - interval '1 second', pending_attempt) WHERE id = $1", [expired.body.id]);
   const typeOf = (id: string) => find(rSession, id).map((x) => JSON.parse(x.body).type);
   await until('four events', () => typeOf(declined.body.id).length + typeOf(challenged.body.id).length + typeOf(cancelled.body.id).length + typeOf(expired.body.id).length === 4);
   t.same(typeOf(declined.body.id), ['payment.failed']);
