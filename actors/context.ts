@@ -102,15 +102,11 @@ export function remember<S>(cache: StateCache<S>, id: string, state: S, now: num
   if (cache.size > max) cache.delete(cache.keys().next().value as string);
 }
 
-/** Drops cached states idle for longer than `idleMs`, and the oldest beyond `max`. */
-export function passivate<S>(cache: StateCache<S>, now: number, idleMs: number, max: number): number {
+/** Drops cached states idle for longer than `idleMs` (the bound on their number is `remember`'s). */
+export function passivate<S>(cache: StateCache<S>, now: number, idleMs: number): number {
   const cutoff = now - idleMs;
   let dropped = 0;
   for (const [id, a] of cache) if (a.touched < cutoff) { cache.delete(id); dropped++; }
-  for (const id of cache.keys()) {
-    if (cache.size <= max) break;
-    cache.delete(id); dropped++;
-  }
   return dropped;
 }
 

@@ -19,7 +19,7 @@ import { onWebhookWake } from './webhook-wakeup.js';
 import { AttemptReads } from '../src/store/attempt-reads.js';
 import { GroupWriter } from './group-writer.js';
 import { workerMetrics } from './worker-metrics.js';
-import { MAX_CACHED_STATES, passivate, type ActorContext, type CommandProgress } from './context.js';
+import { passivate, type ActorContext, type CommandProgress } from './context.js';
 import type { Handlers } from './handlers.js';
 import { mailboxOf, type Command, type Failed, type FromWorker, type Reply, type ToWorker, type WorkerInit } from './protocol.js';
 
@@ -100,7 +100,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   // Woken by the process's LISTEN connection when any process queues deliveries (and by its own commits).
   let stopWake = (): void => {};
   if (w.dispatch) { webhooks.start(); ctx.onDeliveries = () => webhooks.kick(); stopWake = onWebhookWake(() => webhooks.kick()); }
-  const sweeper = setInterval(() => passivate(ctx.payments.cache, ctx.now(), IDLE_MS, MAX_CACHED_STATES), 10_000);
+  const sweeper = setInterval(() => passivate(ctx.payments.cache, ctx.now(), IDLE_MS), 10_000);
 
   // The replay cache's Redis client is loaded after the shard serves: a worker's first commands do
   // not wait for it (until then the front end writes the cache).

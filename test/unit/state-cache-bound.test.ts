@@ -26,6 +26,6 @@ t.test('passivate drops the states idle past the cutoff', async (t) => {
   const cache: StateCache<number> = new Map();
   remember(cache, 'old', 1, 0);
   remember(cache, 'new', 2, 50_000);
-  t.equal(passivate(cache, 60_000, 30_000, 10), 1);
+  t.equal(passivate(cache, 60_000, 30_000), 1);
   t.same([...cache.keys()], ['new']);
 });
