@@ -1,5 +1,6 @@
-// As root, from a clone inside a folder only root can enter (`mktemp -d`, as CI scripts do), the
-// README's `npm start` on the embedded default serves /v2/health, and a test file passes there: the postgres user that runs the
+// As root, from a clone inside a folder only root can enter (`mktemp -d`, as CI scripts do), what
+// the README's `npm start` runs after its build (`node dist/src/main.js`; the build is the suite's
+// own, copied in: every `npm test` runs that build already) on the embedded default serves /v2/health, and a test file passes there: the postgres user that runs the
 // embedded Postgres cannot reach node_modules nor ./data there, so the binaries are copied to the
 // shared folder and the cluster kept under it (src/store/embedded-place.ts).
 import t from 'tap';
@@ -16,7 +17,7 @@ try {
   repo = execFileSync('git', ['rev-parse', '--show-toplevel'], { cwd: path.dirname(fileURLToPath(import.meta.url)), encoding: 'utf8' }).trim();
 } catch { /* not a git checkout */ }
 
-t.test('npm start from a clone in a root-only folder serves /v2/health', { skip: !isRoot ? 'runs only as root (the postgres-user case)' : !repo ? 'needs a git checkout to clone' : false, timeout: 230_000 }, async (t) => {
+t.test('the server started from a clone in a root-only folder serves /v2/health', { skip: !isRoot ? 'runs only as root (the postgres-user case)' : !repo ? 'needs a git checkout to clone' : false, timeout: 230_000 }, async (t) => {
   const top = mkdtempSync(path.join(os.tmpdir(), 'pe-rootonly-'));
   const shared = mkdtempSync(path.join(os.tmpdir(), 'pe-shared-'));
   t.teardown(() => { rmSync(top, { recursive: true, force: true }); rmSync(shared, { recursive: true, force: true }); });
@@ -33,7 +34,8 @@ t.test('npm start from a clone in a root-only folder serves /v2/health', { skip:
   }
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', WORKERS: '1', LOG_LEVEL: 'info', PE_EMBEDDED_SHARED_DIR: shared };
   for (const k of ['DATABASE_URL', 'REDIS_URL', 'DATA_DIR', 'ADMIN_TOKEN', 'npm_config_prefix']) delete env[k];
-  const proc = spawn('npm', ['start'], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  cpSync(path.join(repo!, 'dist'), path.join(clone, 'dist'), { recursive: true });
+  const proc = spawn(process.execPath, ['dist/src/main.js'], { cwd: clone, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let out = '';
   proc.stdout.on('data', (d: Buffer) => { out += d; });
   proc.stderr.on('data', (d: Buffer) => { out += d; });
