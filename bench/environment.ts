@@ -8,6 +8,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { startEmbedded, type Embedded } from '../src/store/embedded.js';
+import { withDatabase } from '../src/store/db.js';
 import { createLogger } from '../src/log.js';
 import { parentOf } from './cpu.js';
 
@@ -41,12 +42,6 @@ async function answers(url: string): Promise<string | null> {
     await client.end().catch(() => {});
   }
 }
-
-const withDatabase = (url: string, db: string): string => {
-  const u = new URL(url);
-  u.pathname = `/${db}`;
-  return u.toString();
-};
 
 /**
  * The postmaster of the Postgres `admin` talks to, if it is a process of this machine: the parent

@@ -67,6 +67,17 @@ export function rolledBack(err: unknown): boolean {
   return typeof code === 'string' && /^(22|23|42|54)[0-9A-Z]{3}$/.test(code);
 }
 
+/**
+ * The same connection string naming another database. Written without WHATWG URL, which refuses
+ * forms libpq accepts: an empty host with the socket's folder in the query
+ * (`postgres://user@/db?host=/var/run/postgresql`).
+ */
+export function withDatabase(connectionString: string, database: string): string {
+  const m = /^(postgres(?:ql)?:\/\/[^/?#]*)(?:\/[^?#]*)?(.*)$/.exec(connectionString);
+  if (!m) throw new Error('not a postgres:// connection string');
+  return `${m[1]}/${encodeURIComponent(database)}${m[2]}`;
+}
+
 /** The application_name prefix of every connection this process opens. */
 export const processAppName = (pid = process.pid): string => `pe:${pid}`;
 

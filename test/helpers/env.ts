@@ -3,6 +3,7 @@
 import pg from 'pg';
 import { createHash, randomBytes } from 'node:crypto';
 import { listMigrations, migrate } from '../../src/store/migrate.js';
+import { withDatabase } from '../../src/store/db.js';
 
 export const PG_URL = process.env.DATABASE_URL || null;
 export const REDIS_URL = process.env.REDIS_URL || null;
@@ -31,11 +32,7 @@ export async function freshDatabase(prefix = 't'): Promise<{ url: string; drop()
   return { url: databaseUrl(name), drop: () => dropDatabase(name) };
 }
 
-function databaseUrl(name: string): string {
-  const u = new URL(PG_URL!);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
+const databaseUrl = (name: string): string => withDatabase(PG_URL!, name);
 
 async function dropDatabase(name: string): Promise<void> {
   const c = new pg.Client({ connectionString: PG_URL! });

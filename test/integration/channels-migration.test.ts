@@ -4,6 +4,7 @@
 // and no index of payments naming status (so a status change can be a HOT update).
 import t from 'tap';
 import { listMigrations, migrate } from '../../src/store/migrate.js';
+import { withDatabase } from '../../src/store/db.js';
 import { CLAIM_DUE_SQL, CLAIM_LAPSED_SQL } from '../../src/store/payments-repo.js';
 import { DATABASE_FIGURES_SQL } from '../../src/metrics/database.js';
 import { startTestServer } from '../helpers/server.js';
@@ -12,9 +13,7 @@ import { suffix, testPool } from '../helpers/env.js';
 const s = await startTestServer(t);
 const name = `mig_${suffix()}`;
 await s.db.query(`CREATE DATABASE ${name}`);
-const u = new URL(s.srv.databaseUrl);
-u.pathname = `/${name}`;
-const pool = testPool(u.toString(), 2);
+const pool = testPool(withDatabase(s.srv.databaseUrl, name), 2);
 t.teardown(async () => { await pool.end(); await s.db.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {}); });
 
 t.test('existing merchants get default channels; keys naming no channel are revoked', async (t) => {
