@@ -1,8 +1,9 @@
 // As root, from a clone inside a folder only root can enter (`mktemp -d`, as CI scripts do), what
 // the README's `npm start` runs after its build (`node dist/src/main.js`; the build is the suite's
-// own, copied in: every `npm test` runs that build already) on the embedded default serves /v2/health, and a test file passes there: the postgres user that runs the
-// embedded Postgres cannot reach node_modules nor ./data there, so the binaries are copied to the
-// shared folder and the cluster kept under it (src/store/embedded-place.ts).
+// own, copied in: every `npm test` runs that build already) serves /v2/health on the embedded
+// default, and a test file passes there. The postgres user that runs the embedded Postgres cannot
+// reach node_modules nor ./data there, so the binaries are copied to the shared folder and the
+// cluster kept under it (src/store/embedded-place.ts).
 import t from 'tap';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
