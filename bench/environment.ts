@@ -1,7 +1,8 @@
 // Where the benchmark's Postgres and Redis come from, and the per-run databases and keys it creates
 // and removes. Postgres: DATABASE_URL, else the local server on 127.0.0.1:5432 if it answers, else an
 // embedded Postgres started here in a temporary directory (BENCH_EMBEDDED=1 forces that). Redis: REDIS_URL, else 127.0.0.1:6379 if
-// it answers PING, else none (the server then uses its in-process key-value store).
+// it answers PING, else none (the server then uses its in-process key-value store). With
+// BENCH_KEEP_DATABASES=1 the run's databases are kept on a Postgres that outlives the run (not an embedded one).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -76,6 +77,8 @@ export async function resolvePostgres(): Promise<PostgresTarget> {
     source = 'embedded';
     version = (await answers(adminUrl)) ?? 'unknown';
   }
+  const keep = process.env.BENCH_KEEP_DATABASES === '1';
+  const kept = new Set<string>();
   const admin = new pg.Pool({ connectionString: adminUrl, max: 1, connectionTimeoutMillis: 5000 });
   admin.on('error', () => {});
   const settings: Record<string, string> = {};
@@ -95,6 +98,13 @@ export async function resolvePostgres(): Promise<PostgresTarget> {
       return withDatabase(adminUrl, name);
     },
     async dropDatabase(name) {
+      if (keep && !embedded) {
+        // BENCH_KEEP_DATABASES=1: the run's databases stay for a look afterwards (bench/webhook-stages.sql); drop them by hand.
+        const there = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [safe(name)]);
+        if (there.rowCount && !kept.has(name)) process.stderr.write(`[bench] kept database ${name} (BENCH_KEEP_DATABASES=1)\n`);
+        kept.add(name);
+        return;
+      }
       await admin.query(`DROP DATABASE IF EXISTS ${safe(name)} WITH (FORCE)`);
     },
     async close() {
