@@ -2,7 +2,7 @@
 // load generator's event loop. Loopback only. It verifies every delivery on its own (HMAC-SHA256 of
 // `<t>.<raw body>`, constant-time compare, 300 s tolerance: not the server's helper, so a bug shared
 // by signer and verifier cannot hide), answers 200 (400 on a bad signature) and records, per event,
-// arrival − created_at (commit to delivery; same machine clock) and when the payment expired
+// arrival − created_at (the event's decision, just before its commit, to delivery; same machine clock) and when the payment expired
 // relative to its window. Control: PUT /secret (raw body: the endpoint secret), GET /stats?from=&to=.
 // Prints {"msg":"listening","port":n} when ready. Env: BENCH_WINDOW_MS (1000), BENCH_WEBHOOK_ANSWER_MS (0:
 // answer each delivery this long after it arrived, as a remote endpoint's round trip would).

@@ -28,7 +28,7 @@ export interface DeliveryFigures {
   expected: number; received: number; duplicates: number; signatureFailures: number; malformed: number;
   /** Deliveries that arrived during B's measured window of phase 2, per second. */
   perSecond: number;
-  /** Commit-to-delivery (ms) of the events committed during that window. */
+  /** created_at-to-delivery (ms) of the events committed during that window (created_at: the decision, just before the commit). */
   p50: number; p99: number; max: number;
   /** Expiry commit minus (payment created_at + window), ms: how late the scheduler expired them. */
   expiryLagP50: number; expiryLagP99: number;
@@ -36,7 +36,7 @@ export interface DeliveryFigures {
   drainMs: number; complete: boolean;
   /**
    * From the server's histograms (every W delivery of phase 2 and its drain, not only the window):
-   * commit to the first attempt's start (`webhook_dispatch_wait_seconds`), as the upper bound of the
+   * the event's created_at to the first attempt's start (`webhook_dispatch_wait_seconds`), as the upper bound of the
    * bucket holding the quantile, ms. The rest of the latency is the request itself.
    */
   waitP50?: number | null; waitP99?: number | null;
