@@ -199,7 +199,7 @@ export class WebhookDispatcher {
   /** Makes one attempt and records it; an exception in the attempt is recorded as a failed attempt. */
   private async attempt(d: ClaimedDelivery, requestEnded: (end: RequestOutcome) => void = () => {}): Promise<void> {
     const startedAt = this.now();
-    if (d.attempt === 1) this.c.metrics?.wait.observe(Math.max(0, startedAt - d.event.createdAt) / 1000);
+    if (d.attempt === 1 && d.queuedAt !== null) this.c.metrics?.wait.observe(Math.max(0, startedAt - d.queuedAt) / 1000);
     let r: { outcome: Outcome; statusCode: number | null; error: string | null; durationMs: number };
     try {
       r = await this.post(d, startedAt);
@@ -226,7 +226,7 @@ export class WebhookDispatcher {
     if (m) {
       m.attempts.inc({ result });
       if (next !== 'pending') m.deliveries.inc({ outcome: next });
-      if (next === 'succeeded') m.latency.observe(Math.max(0, now - d.event.createdAt) / 1000);
+      if (next === 'succeeded' && d.queuedAt !== null) m.latency.observe(Math.max(0, now - d.queuedAt) / 1000);
     }
     const line = {
       deliveryId: d.id, eventId: d.event.id, eventType: d.event.type, merchantId: d.merchantId, attempt: d.attempt,

@@ -98,6 +98,13 @@ RETURNING id`, [merchantId, evt]);
 export interface ClaimedDelivery {
   id: string; eventId: string; merchantId: string; api: 'merchant' | 'gateway'; attempt: number; targetUrl: string | null;
   settings: WebhookSettings | null;
+  /**
+   * When the delivery was queued: its event's created_at for the deliveries an outcome queues in its
+   * own statement, the moment of the operator's resend or test ping otherwise. The latency metrics
+   * count from it; null for a delivery on a test clock, whose due times are the clock's, not time
+   * that passed.
+   */
+  queuedAt: number | null;
   event: { id: string; type: string; livemode: boolean; createdAt: number; aggregateId: string; data: Record<string, unknown> };
 }
 
@@ -123,7 +130,7 @@ WITH cand AS (
 UPDATE webhook_deliveries d SET status = 'delivering', attempts = d.attempts + 1,
   lease_until = now() + make_interval(secs => $2::float8 / 1000), updated_at = now()
 FROM pick WHERE d.id = pick.id
-RETURNING d.id, d.event_id, d.merchant_id, d.api, d.attempts, d.target_url,
+RETURNING d.id, d.event_id, d.merchant_id, d.api, d.attempts, d.target_url, d.created_at, d.test_clock_id,
   (SELECT to_jsonb(s) FROM webhook_settings s WHERE s.id = d.settings_id) AS settings,
   (SELECT jsonb_build_object('id', e.id, 'type', e.type, 'livemode', e.livemode, 'created_at', e.created_at, 'aggregate_id', e.aggregate_id, 'data', e.data)
      FROM events e WHERE e.id = d.event_id) AS event`;
@@ -142,6 +149,7 @@ export async function claimDeliveries(db: pg.Pool, o: { limit: number; leaseMs: 
   return res.rows.map((r) => ({
     id: r.id, eventId: r.event_id, merchantId: r.merchant_id, api: r.api, attempt: r.attempts, targetUrl: r.target_url,
     settings: r.settings ? toSettings(r.settings) : null,
+    queuedAt: r.test_clock_id ? null : ms(r.created_at)!,
     event: { id: r.event.id, type: r.event.type, livemode: r.event.livemode, createdAt: Date.parse(r.event.created_at), aggregateId: r.event.aggregate_id, data: r.event.data },
   }));
 }

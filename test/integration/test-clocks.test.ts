@@ -7,6 +7,7 @@ import http from 'node:http';
 import { startTestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { until } from '../helpers/wait.js';
+import { histogramCounts } from '../helpers/histogram.js';
 
 const s = await startTestServer(t, { WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_POLL_MS: '100', EXPIRY_POLL_MS: '100' });
 const MIN = 60_000;
@@ -42,6 +43,8 @@ t.test('advance 31 minutes: the clocked payment expires with its webhook, the ot
   await ready(m.key, clock);
   t.equal((await s.request('GET', `/api/v2/payments/${p.body.id}`, { key: m.key })).body.status, 'pending');
 
+  const waits = async () => histogramCounts((await s.admin('GET', '/metrics')).text, 'webhook_dispatch_wait_seconds', '7200');
+  const waitsBefore = await waits();
   const a2 = await s.request('POST', `/api/v2/test_helpers/test_clocks/${clock}/advance`, { key: m.key, body: { frozen_time: iso(start + 31 * MIN) } });
   t.equal(a2.status, 200);
   t.match(a2.body, { frozen_time: iso(start + 31 * MIN) });
@@ -54,6 +57,10 @@ t.test('advance 31 minutes: the clocked payment expires with its webhook, the ot
   t.equal(got.body.failure.code, 'expired');
   const delivered = hooks.received.filter((r) => JSON.parse(r.body).type === 'payment.expired');
   t.equal(delivered.length, 1, 'one payment.expired delivered by the time the clock is ready');
+  // The event's time is the clock's (ten months back): the latency metrics leave a clock's deliveries
+  // out rather than count ten months of waiting.
+  const waitsAfter = await waits();
+  t.equal(waitsAfter.count - waitsBefore.count, waitsAfter.upTo - waitsBefore.upTo, 'no dispatch wait of the clock\'s months in /metrics');
   const ts = Number(/t=(\d+)/.exec(String(delivered[0].headers['x-svc-signature']))![1]);
   t.ok(Math.abs(ts * 1000 - Date.now()) < 5 * MIN, 'the signature keeps the wall clock (t= within a receiver\'s tolerance)');
   const ev = await s.db.query("SELECT created_at FROM events WHERE aggregate_id = $1 AND type = 'payment.expired'", [p.body.id]);

@@ -5,6 +5,7 @@ import { until as waitUntil } from '../helpers/wait.js';
 
 const until = (what: string, fn: () => boolean | Promise<boolean>, ms = 10_000) => waitUntil(what, fn, ms, 25);
 import { startTestServer } from '../helpers/server.js';
+import { histogramCounts } from '../helpers/histogram.js';
 import { signatureValid, startReceiver } from '../helpers/receiver.js';
 
 
@@ -122,4 +123,25 @@ t.test('resend: the same event id again', async (t) => {
   await until('resent', () => rx.received.filter((x) => x.headers['x-svc-event-id'] === evt).length === before + 1);
   t.equal((await s.admin('POST', `/internal/merchants/${m.id}/events/evt_nope/resend`)).status, 404);
   t.equal((await s.admin('GET', `/internal/merchants/${m.id}/events/evt_nope/deliveries`)).body.error.code, 'event_not_found');
+});
+
+t.test('a resent event\'s latency counts from the resend, not from the event', async (t) => {
+  // An event two days old, resent now: its new delivery waited milliseconds, not two days. Before,
+  // the histograms counted from the event's created_at and put 172,800 s into them.
+  const events = await s.admin('GET', `/internal/merchants/${m.id}/events?type=payment.expired&limit=1`);
+  const evt = events.body.data[0].id;
+  await s.db.query(`UPDATE events SET created_at = created_at - interval '2 days' WHERE id = $1`, [evt]);
+  const histogram = async (name: string) => histogramCounts((await s.admin('GET', '/metrics')).text, name, '7200');
+  const before = { wait: await histogram('webhook_dispatch_wait_seconds'), latency: await histogram('webhook_delivery_latency_seconds') };
+  const received = rx.received.filter((x) => x.headers['x-svc-event-id'] === evt).length;
+  t.equal((await s.admin('POST', `/internal/merchants/${m.id}/events/${evt}/resend`)).status, 202);
+  await until('resent', () => rx.received.filter((x) => x.headers['x-svc-event-id'] === evt).length === received + 1);
+  let after = before;
+  await until('observed', async () => {
+    after = { wait: await histogram('webhook_dispatch_wait_seconds'), latency: await histogram('webhook_delivery_latency_seconds') };
+    return after.wait.count > before.wait.count && after.latency.count > before.latency.count;
+  });
+  for (const k of ['wait', 'latency'] as const) {
+    t.equal(after[k].count - before[k].count, after[k].upTo - before[k].upTo, `${k}: the new samples are all under two hours`);
+  }
 });
