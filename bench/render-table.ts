@@ -44,7 +44,7 @@ function webhookCaption(r: BenchResults): string {
   return `payment.expired deliveries to a local signature-checking receiver while merchant W creates ${h.rate}/s ` +
     `(payments expire 1 s later) and merchant B creates at full speed; latency = receiver arrival − event created_at ` +
     `for events committed during the measured window (created_at is the expiry's decision, just before its group commit: ` +
-    `an upper bound of commit → receipt; bench/webhook-stages.sql splits it by stage); wait = created_at → first attempt (the server's histogram, ` +
+    `an upper bound of commit → receipt; bench/webhook-stages.sql splits it by stage); wait = the delivery's write, just before its commit → first attempt (the server's histogram, ` +
     `every W event, a bucket's upper bound), the rest of the latency being the request; B ratio = B's create req/s with ÷ without.`;
 }
 

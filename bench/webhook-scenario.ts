@@ -36,7 +36,7 @@ export interface DeliveryFigures {
   drainMs: number; complete: boolean;
   /**
    * From the server's histograms (every W delivery of phase 2 and its drain, not only the window):
-   * the event's created_at to the first attempt's start (`webhook_dispatch_wait_seconds`), as the upper bound of the
+   * the delivery's write (just before its commit) to the first attempt's start (`webhook_dispatch_wait_seconds`), as the upper bound of the
    * bucket holding the quantile, ms. The rest of the latency is the request itself.
    */
   waitP50?: number | null; waitP99?: number | null;

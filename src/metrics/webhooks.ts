@@ -26,11 +26,11 @@ export function webhookMetrics(registers: Registry[]): WebhookMetrics {
     attempts: new Counter({ name: 'webhook_attempts_total', help: 'Webhook POST attempts by result (success, failure, gone, refused).', labelNames: ['result'], registers }),
     deliveries: new Counter({ name: 'webhook_deliveries_total', help: 'Webhook deliveries that ended, by outcome (succeeded, undelivered after the last retry, gone).', labelNames: ['outcome'], registers }),
     latency: new Histogram({
-      name: 'webhook_delivery_latency_seconds', help: 'From the delivery\'s queuing (an outcome\'s: its event\'s created_at, the actor\'s decision just before its group commit; a resend\'s or test ping\'s: the operator\'s request) to the receiver\'s 2xx answer, retries included. Deliveries on a test clock are not counted.',
+      name: 'webhook_delivery_latency_seconds', help: 'From the delivery\'s write (an outcome\'s: by the statement that commits the outcome, just before its commit; a resend\'s or test ping\'s: the operator\'s request) to the receiver\'s 2xx answer, retries included. Deliveries on a test clock are not counted.',
       buckets: BUCKETS, registers,
     }),
     wait: new Histogram({
-      name: 'webhook_dispatch_wait_seconds', help: 'From the delivery\'s queuing (as webhook_delivery_latency_seconds) to the start of its first attempt: the commit, wake-up, claim and queue. Deliveries on a test clock are not counted.',
+      name: 'webhook_dispatch_wait_seconds', help: 'From the delivery\'s write (as webhook_delivery_latency_seconds) to the start of its first attempt: the commit, wake-up, claim and queue. Deliveries on a test clock are not counted.',
       buckets: BUCKETS, registers,
     }),
     boundChanges: new Counter({

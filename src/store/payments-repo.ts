@@ -184,7 +184,7 @@ WITH v AS (
   RETURNING id, aggregate_id, merchant_id, api, type, created_at
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at, test_clock_id)
-  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, ev.created_at, ev.created_at,
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, clock_timestamp(), clock_timestamp(),
     (SELECT upd.test_clock_id FROM upd WHERE upd.id = ev.aggregate_id)
   FROM ev JOIN webhook_settings ws ON ws.merchant_id = ev.merchant_id AND ws.api = 'merchant' AND ws.channel_id IS NULL
     AND (ws.events IS NULL OR ev.type = ANY(ws.events))
@@ -204,7 +204,7 @@ WITH v AS (
   -- A gateway session's event: one delivery whose target is resolved at each attempt
   -- (src/domain/webhook-target.ts), queued when any of the four exists.
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at, test_clock_id)
-  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, ev.created_at, ev.created_at, tg.test_clock_id
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, clock_timestamp(), clock_timestamp(), tg.test_clock_id
   FROM ev JOIN tg ON tg.id = ev.aggregate_id
   WHERE ev.api = 'gateway' AND ev.type = ANY($21::text[])
   RETURNING event_id

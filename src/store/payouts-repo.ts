@@ -187,7 +187,7 @@ WITH v AS (
   RETURNING id, merchant_id, type, created_at, aggregate_id
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
-  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'gateway', 'pending', ev.created_at, ev.created_at, ev.created_at
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'gateway', 'pending', ev.created_at, clock_timestamp(), clock_timestamp()
   FROM ev JOIN webhook_settings ws ON ws.merchant_id = ev.merchant_id AND ws.api = 'gateway' AND ws.channel_id IS NULL
     AND (ws.events IS NULL OR ev.type = ANY(ws.events))
   RETURNING event_id

@@ -118,7 +118,7 @@ WITH v AS (
   RETURNING id, merchant_id, api, type, created_at, aggregate_id
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
-  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, ev.created_at, ev.created_at
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, clock_timestamp(), clock_timestamp()
   FROM ev JOIN webhook_settings ws ON ws.merchant_id = ev.merchant_id AND ws.api = 'merchant' AND ws.channel_id IS NULL
     AND (ws.events IS NULL OR ev.type = ANY(ws.events))
   WHERE ev.api = 'merchant' AND ev.type = ANY($18::text[])
@@ -136,7 +136,7 @@ WITH v AS (
   -- A gateway session's payment.refunded: one delivery whose target is resolved at each attempt,
   -- queued when any of the four targets exists (as in payments-repo.ts).
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
-  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, ev.created_at, ev.created_at
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, clock_timestamp(), clock_timestamp()
   FROM ev JOIN tg ON tg.id = ev.aggregate_id
   WHERE ev.api = 'gateway' AND ev.type = 'payment.refunded'
   RETURNING event_id

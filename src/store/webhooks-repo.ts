@@ -99,10 +99,10 @@ export interface ClaimedDelivery {
   id: string; eventId: string; merchantId: string; api: 'merchant' | 'gateway'; attempt: number; targetUrl: string | null;
   settings: WebhookSettings | null;
   /**
-   * When the delivery was queued: its event's created_at for the deliveries an outcome queues in its
-   * own statement, the moment of the operator's resend or test ping otherwise. The latency metrics
-   * count from it; null for a delivery on a test clock, whose due times are the clock's, not time
-   * that passed.
+   * When the delivery was written (Postgres's clock): for the deliveries an outcome queues, the
+   * moment its statement wrote them, just before that statement's commit; for a resend or a test
+   * ping, the operator's request. The latency metrics count from it; null for a delivery on a test
+   * clock, whose due times are the clock's, not time that passed.
    */
   queuedAt: number | null;
   event: { id: string; type: string; livemode: boolean; createdAt: number; aggregateId: string; data: Record<string, unknown> };

@@ -61,6 +61,13 @@ t.test('advance 31 minutes: the clocked payment expires with its webhook, the ot
   // out rather than count ten months of waiting.
   const waitsAfter = await waits();
   t.equal(waitsAfter.count - waitsBefore.count, waitsAfter.upTo - waitsBefore.upTo, 'no dispatch wait of the clock\'s months in /metrics');
+  // The delivery was written now (Postgres's clock), while it was due on the clock's time.
+  const dl = await s.db.query(
+    `SELECT d.created_at, d.next_attempt_at, e.created_at AS event_at FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+     WHERE e.aggregate_id = $1 AND e.type = 'payment.expired'`, [p.body.id]);
+  t.equal(dl.rows.length, 1);
+  t.ok(Math.abs(new Date(dl.rows[0].created_at).getTime() - Date.now()) < 5 * MIN, "the delivery's created_at is the real time of its write");
+  t.equal(new Date(dl.rows[0].next_attempt_at).toISOString(), iso(start + 31 * MIN), "and it was due at the event's time on the clock");
   const ts = Number(/t=(\d+)/.exec(String(delivered[0].headers['x-svc-signature']))![1]);
   t.ok(Math.abs(ts * 1000 - Date.now()) < 5 * MIN, 'the signature keeps the wall clock (t= within a receiver\'s tolerance)');
   const ev = await s.db.query("SELECT created_at FROM events WHERE aggregate_id = $1 AND type = 'payment.expired'", [p.body.id]);
