@@ -9,6 +9,7 @@ import { CLAIM_DUE_SQL, CLAIM_LAPSED_SQL } from '../../src/store/payments-repo.j
 import { DATABASE_FIGURES_SQL } from '../../src/metrics/database.js';
 import { startTestServer } from '../helpers/server.js';
 import { suffix, testPool } from '../helpers/env.js';
+import { until } from '../helpers/wait.js';
 
 const s = await startTestServer(t);
 const name = `mig_${suffix()}`;
@@ -75,6 +76,13 @@ t.test('migration 027: the payments stored before it get their due_at; no index 
 });
 
 t.test('the expiry sweeps and the expiry lag metric reach their payments through payments_due_at', async (t) => {
+  // Migration 027 fills due_at in (HOT updates) and then builds the index, so Postgres marks it
+  // indcheckxmin: no transaction may use it while one older than the index runs anywhere in the
+  // cluster (the other test files' transactions, here). Wait for that, as a deployment's sweeps do
+  // after the migration; then the plans must use it.
+  await until('payments_due_at usable by new transactions', async () => (await pool.query(
+    `SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity a, pg_index i
+       WHERE i.indexrelid = 'payments_due_at'::regclass AND a.backend_xid IS NOT NULL AND age(a.backend_xid) >= age(i.xmin)) AS usable`)).rows[0].usable, 120_000, 100);
   const c = await pool.connect();
   try {
     await c.query('SET enable_seqscan = off'); // a tiny table: make the planner say whether an index can serve

@@ -1,0 +1,12 @@
+import pg from 'pg';
+import { CLAIM_DUE_SQL } from './dist/src/store/payments-repo.js';
+const c = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/repro1' });
+await c.connect();
+await c.query('SET enable_seqscan = off');
+const show = async (label, sql, v) => { const plan = (await c.query(sql, v)).rows.map((r) => r['QUERY PLAN']).join('\n'); console.log(label, plan.includes('payments_due_at') ? 'INDEX' : 'SEQ'); return plan; };
+await show('params', `EXPLAIN ${CLAIM_DUE_SQL}`, [200, 30]);
+await show('literal', `EXPLAIN ${CLAIM_DUE_SQL.replace('$1', '200').replace('$2', '30')}`);
+await show('typed', `EXPLAIN ${CLAIM_DUE_SQL.replace('$1', '$1::int').replace('$2', '$2::int')}`, [200, 30]);
+const r = await c.query("select current_setting('TimeZone') tz, current_setting('DateStyle') ds, now()");
+console.log(r.rows[0]);
+await c.end();
