@@ -111,25 +111,43 @@ export interface ClaimedDelivery {
 // Due times and leases are Postgres's time (now()), never a process's clock: processes whose clocks
 // drift apart still agree on what is due and whose lease ran out. A delivery of an event of an object
 // on a test clock is due, and retried, on that clock's time (its lease stays on Postgres's time).
-// Candidates are locked (SKIP LOCKED), then at most `room` per endpoint are taken: the room the
-// dispatcher gives for an endpoint it has in flight or has widened (its bound less what it has in
-// flight there), the starting bound for any other; the rest stay untouched.
-const CLAIM_SQL = `
+// Candidates: the earliest due pending deliveries and the earliest whose lease ran out, each read in
+// the order of its own partial index and cut at four times the claim, so that a claim costs the same
+// with ten or a hundred thousand deliveries waiting (one scan of both indexes under an OR read every
+// due row and sorted them all: docs/decisions.md, "The webhook claim reads and locks what it takes");
+// or, for an attempt by id, that one delivery. At most `room` per endpoint are taken from them: the
+// room the dispatcher gives for an endpoint it has in flight or has widened (its bound less what it
+// has in flight there), the starting bound for any other. Only the rows taken are locked (SKIP
+// LOCKED: another thread or process may be claiming them), each checked again under its lock; the
+// rest of the candidates are left untouched.
+const claimable = (d: string): string =>
+  `(${d}status = 'pending' AND (${due(`${d}next_attempt_at`, `${d}test_clock_id`)} OR $7::boolean)) OR (${d}status = 'delivering' AND ${d}lease_until < now())`;
+export const CLAIM_SQL = `
 WITH cand AS (
-  SELECT id, settings_id, next_attempt_at FROM webhook_deliveries
-  WHERE ($4::text IS NULL OR id = $4)
-    AND ((status = 'pending' AND (${due('next_attempt_at', 'webhook_deliveries.test_clock_id')} OR $7::boolean)) OR (status = 'delivering' AND lease_until < now()))
-  ORDER BY next_attempt_at LIMIT $1 * 4 FOR UPDATE SKIP LOCKED
+  (SELECT id, settings_id, next_attempt_at FROM webhook_deliveries
+   WHERE $4::text IS NULL AND status = 'pending' AND ${due('next_attempt_at', 'webhook_deliveries.test_clock_id')}
+   ORDER BY next_attempt_at LIMIT $1 * 4)
+  UNION ALL
+  (SELECT id, settings_id, next_attempt_at FROM webhook_deliveries
+   WHERE $4::text IS NULL AND status = 'delivering' AND lease_until < now()
+   ORDER BY lease_until LIMIT $1 * 4)
+  UNION ALL
+  SELECT id, settings_id, next_attempt_at FROM webhook_deliveries l WHERE l.id = $4 AND (${claimable('l.')})
 ), pick AS (
   SELECT x.id FROM (
     SELECT id, settings_id, next_attempt_at, row_number() OVER (PARTITION BY settings_id ORDER BY next_attempt_at) AS rn FROM cand
   ) x LEFT JOIN unnest($3::text[], $5::int[]) AS b(sid, n) ON b.sid = x.settings_id
   WHERE x.settings_id IS NULL OR x.rn <= COALESCE(b.n, $6)
   ORDER BY x.next_attempt_at LIMIT $1
+), taken AS (
+  -- Locked by id alone, and checked in the select list, which is computed again on the version the lock
+  -- finds: a condition here could let the planner read the due rows through their indexes instead.
+  SELECT l.id, (${claimable('l.')}) AS still FROM pick JOIN webhook_deliveries l ON l.id = pick.id
+  FOR UPDATE OF l SKIP LOCKED
 )
 UPDATE webhook_deliveries d SET status = 'delivering', attempts = d.attempts + 1,
   lease_until = now() + make_interval(secs => $2::float8 / 1000), updated_at = now()
-FROM pick WHERE d.id = pick.id
+FROM taken WHERE d.id = taken.id AND taken.still
 RETURNING d.id, d.event_id, d.merchant_id, d.api, d.attempts, d.target_url, d.created_at, d.test_clock_id,
   (SELECT to_jsonb(s) FROM webhook_settings s WHERE s.id = d.settings_id) AS settings,
   (SELECT jsonb_build_object('id', e.id, 'type', e.type, 'livemode', e.livemode, 'created_at', e.created_at, 'aggregate_id', e.aggregate_id, 'data', e.data)

@@ -8,7 +8,7 @@ import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
 import { createPayment, transition } from '../../src/domain/payment.js';
 import { paymentId } from '../../src/domain/ids.js';
 import { insertPayments, updatePayments } from '../../src/store/payments-repo.js';
-import { claimDeliveries, insertEventWithDelivery, recordAttempts, upsertSettings } from '../../src/store/webhooks-repo.js';
+import { CLAIM_SQL, claimDeliveries, insertEventWithDelivery, recordAttempts, upsertSettings } from '../../src/store/webhooks-repo.js';
 import { startTestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 
@@ -118,4 +118,59 @@ t.test('attempts that end together are recorded in one statement; one taken over
   t.ok(of(ids[2]).due_in > 50 && of(ids[2]).due_in <= 60, `retry due in about a minute (${of(ids[2]).due_in} s)`);
   // The attempt log holds every attempt made, the taken-over one's too (the receiver did get it).
   t.equal((await pool.query("SELECT count(*)::int AS n FROM webhook_attempts")).rows[0].n, before + 3);
+});
+
+t.test('a claim locks and writes only the deliveries it takes: the rest of its candidates are left as they were', async (t) => {
+  const m2 = await s.merchant();
+  const { settings } = await upsertSettings(pool, { merchantId: m2.id, api: 'merchant', channelId: null, url: 'https://hooks.example/room', events: null });
+  for (let i = 0; i < 10; i++) {
+    await insertEventWithDelivery(pool, { merchantId: m2.id, livemode: false, api: 'merchant', type: 'payment.succeeded', aggregateId: `pay_room_${i}`, data: { i }, settingsId: settings.id });
+  }
+  // Room for two at this endpoint and none at any other: a claim of up to ten has the ten as candidates and takes two.
+  const claimed = await claimDeliveries(pool, { limit: 10, leaseMs: 60_000, rooms: new Map([[settings.id, 2]]), perEndpoint: 0 });
+  t.equal(claimed.length, 2, 'two taken: the endpoint\'s room');
+  const rows = (await pool.query<{ status: string; attempts: number; locked: boolean }>(
+    "SELECT status, attempts, xmax::text <> '0' AS locked FROM webhook_deliveries WHERE settings_id = $1", [settings.id])).rows;
+  t.equal(rows.filter((r) => r.status === 'delivering' && r.attempts === 1).length, 2, 'the two taken are leased');
+  const rest = rows.filter((r) => r.status === 'pending');
+  t.equal(rest.length, 8, 'eight still pending');
+  t.equal(rest.filter((r) => r.locked || r.attempts !== 0).length, 0, 'none of the eight was locked or written (no row lock left in their xmax)');
+});
+
+t.test('a claim reads its candidates in the order of each partial index, never every due delivery', async (t) => {
+  const c = await pool.connect();
+  try {
+    await c.query('SET enable_seqscan = off'); // a small table: make the planner say how the indexes serve
+    const plan = (await c.query(`EXPLAIN ${CLAIM_SQL}`, [16, 60_000, [], null, [], 10, false])).rows.map((r) => r['QUERY PLAN']).join('\n');
+    t.match(plan, /Index Scan using webhook_deliveries_due/, 'due deliveries: an ordered scan of their index, cut at the limit');
+    t.match(plan, /Index Scan using webhook_deliveries_leased/, 'lapsed leases: the same on theirs');
+    t.notMatch(plan, /BitmapOr|Bitmap Heap Scan on webhook_deliveries/, 'no bitmap of every due row to sort');
+  } finally {
+    c.release();
+  }
+});
+
+t.test('claims racing on one database lease each delivery once', async (t) => {
+  const m3 = await s.merchant();
+  const { settings } = await upsertSettings(pool, { merchantId: m3.id, api: 'merchant', channelId: null, url: 'https://hooks.example/race', events: null });
+  const mine = new Set<string>();
+  for (let i = 0; i < 120; i++) {
+    mine.add((await insertEventWithDelivery(pool, { merchantId: m3.id, livemode: false, api: 'merchant', type: 'payment.succeeded', aggregateId: `pay_race_${i}`, data: { i }, settingsId: settings.id })).deliveryId);
+  }
+  const racers = testPool(s.srv.databaseUrl, 6);
+  t.teardown(() => racers.end());
+  const leased: string[] = [];
+  const pending = async () => (await pool.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE settings_id = $1 AND status = 'pending'", [settings.id])).rows[0].n as number;
+  await Promise.all(Array.from({ length: 6 }, async () => {
+    for (let round = 0; round < 500; round++) {
+      const got = await claimDeliveries(racers, { limit: 7, leaseMs: 60_000, rooms: new Map([[settings.id, 7]]), perEndpoint: 0 });
+      leased.push(...got.map((d) => d.id).filter((id) => mine.has(id)));
+      if (got.length === 0 && await pending() === 0) return;
+    }
+  }));
+  t.equal(await pending(), 0, 'every delivery was leased');
+  t.equal(leased.length, 120, 'as many leases as deliveries');
+  t.equal(new Set(leased).size, 120, 'none leased twice');
+  const rows = (await pool.query<{ attempts: number }>('SELECT attempts FROM webhook_deliveries WHERE settings_id = $1', [settings.id])).rows;
+  t.ok(rows.every((r) => r.attempts === 1), 'each counted one attempt');
 });
