@@ -52,6 +52,9 @@ export interface DispatcherConfig {
 
 export interface Rendered { body: string; headers: Record<string, string> }
 
+/** The endpoint a delivery counts against: its settings row, or its target URL when it has none. */
+const endpointKey = (d: ClaimedDelivery): string => d.settings?.id ?? `url:${d.targetUrl ?? d.id}`;
+
 /** Body and headers of one attempt: the event id is fixed, the timestamp and signature are fresh. */
 export function render(d: ClaimedDelivery, secrets: string[], now: number, publicBaseUrl: string, channelCode: string | null = null): Rendered {
   const ev = { id: d.event.id, type: d.event.type, livemode: d.event.livemode, createdAt: d.event.createdAt };
@@ -136,12 +139,19 @@ export class WebhookDispatcher {
     const claimed = await claimDeliveries(this.c.db, {
       limit: Math.min(room, 100), leaseMs: this.c.leaseMs, rooms, perEndpoint: this.c.perEndpoint, only, force,
     });
+    // An endpoint this claim got all the room it asked for has at least as much work waiting as
+    // free slots: each of these requests began with it saturated, and each fast answer widens its
+    // bound by one, so a round of them doubles it (TCP's slow start). Counting only the request
+    // that took the last slot gave one slot per claim instead. A delivery with no settings row (a
+    // gateway target resolved per attempt) is not bounded in the claim: the slots decide for it.
+    const got = new Map<string, number>();
+    for (const d of claimed) { const key = endpointKey(d); got.set(key, (got.get(key) ?? 0) + 1); }
     for (const d of claimed) {
-      const key = d.settings?.id ?? `url:${d.targetUrl ?? d.id}`;
+      const key = endpointKey(d);
       this.inflight++;
       const open = (this.perEndpoint.get(key) ?? 0) + 1;
       this.perEndpoint.set(key, open);
-      const startedFull = open >= this.boundOf(key);
+      const startedFull = d.settings ? got.get(key)! >= (rooms.get(key) ?? this.c.perEndpoint) : open >= this.boundOf(key);
       const seq = ++this.begun;
       // The endpoint's slot is freed once its request has ended, before the attempt is recorded:
       // the bound is on requests at the endpoint, and the delivery stays leased until recorded.

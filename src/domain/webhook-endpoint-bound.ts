@@ -1,8 +1,8 @@
 // How many requests one webhook endpoint may have open at once, per dispatch thread: an adaptive
-// bound. It starts at the configured bound (`base`). A request that began with every one of the
-// endpoint's slots taken (it has more work than slots) and ended in a 2xx within `fastMs` widens
+// bound. It starts at the configured bound (`base`). A request that began with the endpoint
+// saturated (at least as much work waiting as free slots) and ended in a 2xx within `fastMs` widens
 // the bound by one, up to `max`: an endpoint that keeps up gets more of its backlog in flight, one
-// slot per fast answer. Any other end (no answer, a time-out, a non-2xx, or a 2xx slower than
+// slot per fast answer, so a round of such answers doubles it (TCP's slow start). Any other end (no answer, a time-out, a non-2xx, or a 2xx slower than
 // `fastMs`) halves it, never below `base`: a struggling endpoint is back at the fixed bound it had
 // before, so what it sees from us is never more than that. It halves once per round of requests,
 // as TCP does once per window: an end that began before the latest halving says nothing new (a
@@ -23,7 +23,11 @@ export interface RequestEnd {
   /** A 2xx answer. */
   ok: boolean;
   durationMs: number;
-  /** The endpoint had all its slots taken when this request began (it counted itself). */
+  /**
+   * The endpoint was saturated when this request began: the claim that started it got all the room
+   * it asked for at the endpoint (or, for an endpoint the claim does not bound, this request took its
+   * last slot).
+   */
   startedFull: boolean;
   /** The request began after the endpoint's bound was last halved (or it never was). */
   sinceNarrowed: boolean;

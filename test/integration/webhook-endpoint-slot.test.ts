@@ -2,8 +2,9 @@
 // request has ended, before the attempt is recorded (the delivery stays leased until then), so a
 // slow record never holds the endpoint's queue (issue 25); every attempt is still recorded, once.
 // Endpoints that share a host are bounded each on its own (the HTTP client's pool adds no limit).
-// The bound adapts: an endpoint that answers fast with every slot taken is widened one slot per such
-// answer up to WEBHOOK_ENDPOINT_CONCURRENCY_MAX, and failures narrow it back to where it started.
+// The bound adapts: an endpoint that answers fast while saturated is widened one slot per such
+// answer (a round of them doubles it) up to WEBHOOK_ENDPOINT_CONCURRENCY_MAX, and failures narrow it
+// back to where it started.
 import t from 'tap';
 import type pg from 'pg';
 import { WebhookDispatcher } from '../../actors/webhook-dispatcher.js';
@@ -142,4 +143,42 @@ t.test('the bound adapts: fast answers with every slot taken widen it one by one
   t.equal(d.boundOf(settings.id), 2, 'back to the starting bound');
   await until('the nine failures recorded as attempts', async () => (await pool.query(
     'SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.settings_id = $1 AND a.status_code = 500', [settings.id])).rows[0].n === 9, 30_000);
+});
+
+t.test('with a backlog, a round of fast answers doubles the bound: every request of a claim that got all its room counts', async (t) => {
+  const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0' });
+  const pool = testPool(s.srv.databaseUrl, 4);
+  t.teardown(() => pool.end());
+  const held: Array<{ answer: () => void }> = [];
+  const rx = await startReceiver(() => {
+    let answer!: () => void;
+    const hold = new Promise<void>((x) => { answer = x; });
+    held.push({ answer });
+    return { status: 200, hold };
+  });
+  const m = await s.merchant();
+  const { settings } = await upsertSettings(pool, { merchantId: m.id, api: 'merchant', channelId: null, url: rx.url, events: null });
+  for (let i = 0; i < 60; i++) {
+    await insertEventWithDelivery(pool, { merchantId: m.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: `round_${i}`, data: { i }, settingsId: settings.id });
+  }
+  // Every 2xx counts as fast here (the machine's speed plays no part).
+  const d = new WebhookDispatcher({
+    db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 300_000, leaseMs: 600_000, pollMs: 60_000, maxInflight: 64,
+    perEndpoint: 2, perEndpointMax: 16, endpointFastMs: 600_000,
+  });
+  t.teardown(async () => { for (const h of held.splice(0)) h.answer(); await rx.close(); await d.stop(); });
+  d.start();
+  const full = (n: number) => until(`${n} requests open at the endpoint, its bound`, () => held.length === n && d.boundOf(settings.id) === n, 30_000);
+
+  await full(2);
+  // Answer the whole round, in any order: each answer frees a slot, the claims that refill it get
+  // all the room they ask for (the backlog is deep), and each answer widens the bound by one.
+  for (const n of [4, 8, 16]) {
+    for (const h of held.splice(0)) h.answer();
+    await full(n);
+    t.equal(d.boundOf(settings.id), n, `a round of fast answers doubled the bound to ${n}`);
+  }
+  for (const h of held.splice(0)) h.answer();
+  await full(16);
+  t.equal(d.boundOf(settings.id), 16, 'never past WEBHOOK_ENDPOINT_CONCURRENCY_MAX');
 });
