@@ -14,6 +14,23 @@ import { startReceiver } from '../helpers/receiver.js';
 import { startTestServer } from '../helpers/server.js';
 import { until } from '../helpers/wait.js';
 
+/**
+ * A started dispatcher whose endpoint bound starts at 2 and adapts up to `max`, every 2xx counting as
+ * fast (the machine's speed plays no part: only the slots decide), and `full(n)`: wait until n requests
+ * are open at the endpoint and n is its bound. Teardown answers what is still held, closes the receiver
+ * and stops the dispatcher.
+ */
+function adaptingDispatcher(t: { teardown(fn: () => unknown): void }, o: { db: pg.Pool; url: string; settingsId: string; max: number; held: Array<{ answer: () => void }>; close: () => Promise<unknown> }) {
+  const d = new WebhookDispatcher({
+    db: o.db, publicBaseUrl: o.url, allowPrivate: true, timeoutMs: 300_000, leaseMs: 600_000, pollMs: 60_000, maxInflight: 64,
+    perEndpoint: 2, perEndpointMax: o.max, endpointFastMs: 600_000,
+  });
+  t.teardown(async () => { for (const h of o.held.splice(0)) h.answer(); await o.close(); await d.stop(); });
+  d.start();
+  const full = (n: number) => until(`${n} requests open at the endpoint, its bound`, () => o.held.length === n && d.boundOf(o.settingsId) === n, 30_000);
+  return { d, full };
+}
+
 t.test('an endpoint slot frees when its request ends; records that lag behind do not hold it', async (t) => {
   const s = await startTestServer(t, { WEBHOOK_DISPATCH: '0' });
   const pool = testPool(s.srv.databaseUrl, 4);
@@ -112,14 +129,7 @@ t.test('the bound adapts: fast answers with every slot taken widen it one by one
     const { deliveryId } = await insertEventWithDelivery(pool, { merchantId: m.id, livemode: false, api: 'gateway', type: 'payment.succeeded', aggregateId: `cs_adapt_${i}`, data: { i }, settingsId: settings.id });
     order.set(deliveryId, i);
   }
-  // Every 2xx counts as fast here (the machine's speed plays no part): only the slots decide.
-  const d = new WebhookDispatcher({
-    db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 300_000, leaseMs: 600_000, pollMs: 60_000, maxInflight: 64,
-    perEndpoint: 2, perEndpointMax: 6, endpointFastMs: 600_000,
-  });
-  t.teardown(async () => { for (const h of held.splice(0)) h.answer(); await rx.close(); await d.stop(); });
-  d.start();
-  const full = (n: number) => until(`${n} requests open at the endpoint, its bound`, () => held.length === n && d.boundOf(settings.id) === n, 30_000);
+  const { d, full } = adaptingDispatcher(t, { db: pool, url: s.url, settingsId: settings.id, max: 6, held, close: () => rx.close() });
 
   await full(2);
   t.equal(peak, 2, 'it starts at WEBHOOK_ENDPOINT_CONCURRENCY');
@@ -161,14 +171,7 @@ t.test('with a backlog, a round of fast answers doubles the bound: every request
   for (let i = 0; i < 60; i++) {
     await insertEventWithDelivery(pool, { merchantId: m.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: `round_${i}`, data: { i }, settingsId: settings.id });
   }
-  // Every 2xx counts as fast here (the machine's speed plays no part).
-  const d = new WebhookDispatcher({
-    db: pool, publicBaseUrl: s.url, allowPrivate: true, timeoutMs: 300_000, leaseMs: 600_000, pollMs: 60_000, maxInflight: 64,
-    perEndpoint: 2, perEndpointMax: 16, endpointFastMs: 600_000,
-  });
-  t.teardown(async () => { for (const h of held.splice(0)) h.answer(); await rx.close(); await d.stop(); });
-  d.start();
-  const full = (n: number) => until(`${n} requests open at the endpoint, its bound`, () => held.length === n && d.boundOf(settings.id) === n, 30_000);
+  const { d, full } = adaptingDispatcher(t, { db: pool, url: s.url, settingsId: settings.id, max: 16, held, close: () => rx.close() });
 
   await full(2);
   // Answer the whole round, in any order: each answer frees a slot, the claims that refill it get
