@@ -2,11 +2,12 @@
 // bound. It starts at the configured bound (`base`). A request that began with the endpoint
 // saturated (at least as much work waiting as free slots) and ended in a 2xx within `fastMs` widens
 // the bound by one, up to `max`: an endpoint that keeps up gets more of its backlog in flight, one
-// slot per fast answer, so a round of such answers doubles it (TCP's slow start). Any other end (no answer, a time-out, a non-2xx, or a 2xx slower than
-// `fastMs`) halves it, never below `base`: a struggling endpoint is back at the fixed bound it had
-// before, so what it sees from us is never more than that. It halves once per round of requests,
-// as TCP does once per window: an end that began before the latest halving says nothing new (a
-// stall of a second makes every open request slow at once; that is one signal, not thirty).
+// slot per fast answer, so a round of such answers doubles it (TCP's slow start). Any other end (no
+// answer, a time-out, a non-2xx, or a 2xx slower than `fastMs`) halves it, never below `base`: a
+// struggling endpoint is back at the fixed bound it had before, so what it sees from us is never
+// more than that. It halves once per round of requests, as TCP does once per window: an end that
+// began before the latest halving says nothing new (a stall of a second makes every open request
+// slow at once; that is one signal, not thirty).
 // Pure: the dispatcher keeps the numbers.
 
 export interface EndpointBoundConfig {
