@@ -17,6 +17,11 @@ export interface GatewaySession {
   captureMethod?: 'automatic' | 'manual';
 }
 
+/** A session's options when none is given: what a stored session's absent field reads as. */
+export const NO_SESSION_OPTIONS: GatewaySession = {
+  webhookUrl: null, successUrl: null, cancelUrl: null, paymentMethods: null, buttonText: null, autoReturn: null, initialMethod: null,
+};
+
 /** Sessions live this long unless configured (SESSION_WINDOW_SECONDS). */
 export const DEFAULT_SESSION_WINDOW_SECONDS = 24 * 3600;
 

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import { OPEN, type CheckoutState } from '../domain/checkout.js';
 import { prefixedId } from '../domain/ids.js';
 import type { Payment } from '../domain/payment.js';
-import { rowToPayment, type PaymentRow } from './payment-row.js';
+import { rowToPayment, withoutNulls, type PaymentRow } from './payment-row.js';
 
 export interface PaymentWithCheckout { payment: Payment; checkout: CheckoutState }
 
@@ -27,7 +27,7 @@ export async function saveCheckout(db: pg.Pool, next: Payment, expectedVersion: 
   const res = await db.query({
     name: 'checkout_update',
     text: 'UPDATE payments SET updated_at = $3, version = $4, checkout = $5 WHERE id = $1 AND version = $2',
-    values: [next.id, expectedVersion, new Date(next.updatedAt).toISOString(), next.version, JSON.stringify(checkout)],
+    values: [next.id, expectedVersion, new Date(next.updatedAt).toISOString(), next.version, JSON.stringify(withoutNulls(checkout))],
   });
   return res.rowCount === 1;
 }
@@ -38,7 +38,7 @@ export async function saveCheckout(db: pg.Pool, next: Payment, expectedVersion: 
  * wins. The payment's status is the truth of the outcome; this keeps selected_method_code.
  */
 export async function recordSettledCheckout(db: pg.Pool, id: string, version: number, checkout: CheckoutState): Promise<void> {
-  await db.query({ name: 'checkout_settled', text: 'UPDATE payments SET checkout = $3 WHERE id = $1 AND version = $2', values: [id, version, JSON.stringify(checkout)] });
+  await db.query({ name: 'checkout_settled', text: 'UPDATE payments SET checkout = $3 WHERE id = $1 AND version = $2', values: [id, version, JSON.stringify(withoutNulls(checkout))] });
 }
 
 /** Keeps a card that paid successfully for the customer's later recurrent charges (token, never the number). */

@@ -1,5 +1,6 @@
 // Storage row of a payment and its mapping to and from the domain object.
 import type { Payment } from '../domain/payment.js';
+import { NO_SESSION_OPTIONS } from '../domain/checkout-session.js';
 
 export interface PaymentRow {
   id: string; merchant_id: string; livemode: boolean; status: string; amount: number; currency: string;
@@ -26,7 +27,7 @@ export function rowToPayment(r: PaymentRow): Payment {
     createdAt: ms(r.created_at), paidAt: r.paid_at === null ? null : ms(r.paid_at), expiresAt: ms(r.expires_at),
     updatedAt: ms(r.updated_at), version: r.version, requestId: r.request_id,
     idempotencyKey: r.idempotency_key, requestHash: r.request_hash, pendingAttempt: r.pending_attempt ?? null,
-    linkId: r.link_id ?? null, channelId: r.channel_id ?? null, session: r.session ?? null,
+    linkId: r.link_id ?? null, channelId: r.channel_id ?? null, session: r.session ? { ...NO_SESSION_OPTIONS, ...r.session } : null,
     testClockId: r.test_clock_id ?? null,
   };
 }
@@ -38,6 +39,19 @@ export const INSERT_COLUMNS = [
   'created_at', 'paid_at', 'expires_at', 'updated_at', 'version', 'request_id', 'idempotency_key', 'request_hash', 'link_id', 'channel_id', 'session', 'test_clock_id',
   'pending_attempt',
 ] as const;
+
+/**
+ * A JSON object as a jsonb column keeps it: without its null fields, which a reader fills back from
+ * the object's defaults (NO_SESSION_OPTIONS, the checkout's OPEN). A gateway payment's session and
+ * checkout state are mostly nulls; kept whole they were a quarter of its row and of its events'
+ * copies (docs/decisions.md, "A gateway payment stores no nulls in its JSON"). Only the top level
+ * is compacted: a nested object (a next action) is stored as it is shown.
+ */
+export function withoutNulls<T extends object>(o: T): Partial<T> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== null && v !== undefined) out[k] = v;
+  return out as Partial<T>;
+}
 
 const iso = (v: number | null): string | null => (v === null ? null : new Date(v).toISOString());
 
@@ -53,7 +67,7 @@ export function paymentToRecord(p: Payment): Record<(typeof INSERT_COLUMNS)[numb
     metadata: p.metadata, method: p.method, customer: p.customer, card: p.card, failure: p.failure, return_url: p.returnUrl,
     locale: p.locale, source: p.source, created_at: iso(p.createdAt), paid_at: iso(p.paidAt), expires_at: iso(p.expiresAt),
     updated_at: iso(p.updatedAt), version: p.version, request_id: p.requestId, idempotency_key: p.idempotencyKey,
-    request_hash: p.requestHash, link_id: p.linkId, channel_id: p.channelId, session: p.session, test_clock_id: p.testClockId ?? null,
+    request_hash: p.requestHash, link_id: p.linkId, channel_id: p.channelId, session: p.session && withoutNulls(p.session), test_clock_id: p.testClockId ?? null,
     pending_attempt: p.pendingAttempt ?? null,
   };
 }

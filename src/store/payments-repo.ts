@@ -5,7 +5,7 @@ import { eventId } from '../domain/ids.js';
 import type { Payment, PaymentStatus } from '../domain/payment.js';
 import type { CheckoutState } from '../domain/checkout.js';
 import { GATEWAY_DELIVERABLE, MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
-import { INSERT_COLUMNS, paymentToRecord, rowToPayment, type PaymentRow } from './payment-row.js';
+import { INSERT_COLUMNS, paymentToRecord, rowToPayment, withoutNulls, type PaymentRow } from './payment-row.js';
 import { due } from './test-clocks-repo.js';
 import { stillStarted, type AttemptStart } from './attempts-repo.js';
 
@@ -212,6 +212,8 @@ WITH v AS (
 SELECT upd.id, (SELECT count(*) FROM (SELECT event_id FROM dl UNION ALL SELECT event_id FROM dg) d JOIN ev ON ev.id = d.event_id WHERE ev.aggregate_id = upd.id)::int AS deliveries FROM upd`;
 
 const isoOrNull = (v: number | null) => (v === null ? null : new Date(v).toISOString());
+/** SQL NULL for an absent value, not the jsonb `null` that JSON.stringify(null) would store. */
+const jsonOrNull = (v: object | null) => (v === null ? null : JSON.stringify(v));
 
 /**
  * Applies several actors' updates in one statement. For each update: null when its version no
@@ -225,11 +227,11 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
     text: UPDATE_SQL,
     values: [
       col((u) => u.next.id), col((u) => u.expectedVersion), col((u) => u.next.status), col((u) => u.next.amountRefunded),
-      col((u) => u.next.method), col((u) => JSON.stringify(u.next.card)), col((u) => JSON.stringify(u.next.failure)),
+      col((u) => u.next.method), col((u) => jsonOrNull(u.next.card)), col((u) => jsonOrNull(u.next.failure)),
       col((u) => isoOrNull(u.next.paidAt)), col((u) => new Date(u.next.updatedAt).toISOString()), col((u) => u.next.version),
-      col((u) => JSON.stringify(u.next.charged)),
+      col((u) => jsonOrNull(u.next.charged)),
       evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE,
-      col((u) => (u.checkout ? JSON.stringify(u.checkout) : null)), col((u) => u.next.pendingAttempt),
+      col((u) => (u.checkout ? JSON.stringify(withoutNulls(u.checkout)) : null)), col((u) => u.next.pendingAttempt),
       col((u) => u.settle?.id ?? null), col((u) => u.settle?.status ?? null), col((u) => (u.settle ? JSON.stringify(u.settle.result) : null)),
       GATEWAY_DELIVERABLE,
       // A partial capture changes the amount (and the fee and net with it).
