@@ -7,7 +7,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../src/store/embedded.js';
+import { rigPorts } from './ports.js';
 import { until } from '../helpers/wait.js';
 import { killOnExit } from './reaper.js';
 
@@ -64,8 +64,7 @@ export async function startRedisCluster(opts: { nodeTimeoutMs?: number } = {}): 
     rmSync(root, { recursive: true, force: true });
   };
   try {
-    const ports = new Set<number>();
-    while (ports.size < 3) { const p = await freePort(); if (p && p !== 6379) ports.add(p); }
+    const ports = await rigPorts(3);
     for (const port of ports) {
       const dir = path.join(root, String(port));
       mkdirSync(dir);

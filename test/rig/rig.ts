@@ -11,10 +11,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createLogger } from '../../src/log.js';
-import { freePort, startEmbedded } from '../../src/store/embedded.js';
+import { startEmbedded } from '../../src/store/embedded.js';
 import { PG_URL, freshDatabase, suffix } from '../helpers/env.js';
 import { until } from '../helpers/wait.js';
 import { killOnExit } from './reaper.js';
+import { rigPorts } from './ports.js';
 import { nginxMissing, startNginx, type Nginx } from './nginx.js';
 import { redisClusterMissing, startRedisCluster, type RedisCluster } from './redis-cluster.js';
 
@@ -68,7 +69,15 @@ const TAIL = 200;
 async function spawnReplica(r: Replica, env: Record<string, string>): Promise<void> {
   const lines: string[] = [];
   const proc = spawn(process.execPath, [MAIN], { env: { ...process.env, ...env, PORT: String(r.port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const keep = (d: Buffer) => { for (const l of d.toString().split('\n')) if (l) { lines.push(l); if (lines.length > TAIL) lines.shift(); } };
+  // Its own line before its health: a health answer alone could come from another server on that port.
+  const own = `listening on ${r.url} `;
+  let recent = '';
+  let seen = false;
+  const keep = (d: Buffer) => {
+    recent = (recent + d.toString()).slice(-4096);
+    seen ||= recent.includes(own);
+    for (const l of d.toString().split('\n')) if (l) { lines.push(l); if (lines.length > TAIL) lines.shift(); }
+  };
   proc.stdout!.on('data', keep);
   proc.stderr!.on('data', keep);
   r.proc = proc;
@@ -76,6 +85,7 @@ async function spawnReplica(r: Replica, env: Record<string, string>): Promise<vo
   r.tail = () => lines.join('\n');
   await until(`replica on ${r.port}`, async () => {
     if (proc.exitCode !== null) throw new Error(`replica ${r.port} exited ${proc.exitCode}:\n${r.tail()}`);
+    if (!seen) return false;
     return fetch(`${r.url}/v2/health`, { signal: AbortSignal.timeout(2000) }).then((res) => res.status === 200, () => false);
   }, 60_000, 100);
 }
@@ -115,8 +125,7 @@ export async function startRig(opts: { replicas?: number; workers?: number; env?
     say(`redis cluster ${redis.url}`);
 
     const n = opts.replicas ?? 3;
-    const ports: number[] = [];
-    while (ports.length < n + 1) { const p = await freePort(); if (p && !ports.includes(p) && !redis.nodes.some((x) => x.port === p)) ports.push(p); }
+    const ports = await rigPorts(n + 1, redis.nodes.map((x) => x.port));
     const lbPort = ports.pop()!;
     const url = `http://127.0.0.1:${lbPort}`;
     const env: Record<string, string> = {
