@@ -12,6 +12,9 @@ export type CheckoutRow = PaymentRow & { checkout: CheckoutState | null };
 
 export const rowToCheckout = (r: CheckoutRow): PaymentWithCheckout => ({ payment: rowToPayment(r), checkout: { ...OPEN, ...(r.checkout ?? {}) } });
 
+/** The checkout column's value: the state without its null fields, which rowToCheckout fills back from OPEN. */
+export const checkoutJson = (c: CheckoutState): string => JSON.stringify(withoutNulls(c));
+
 export async function loadCheckout(db: pg.Pool, id: string): Promise<PaymentWithCheckout | null> {
   const res = await db.query<CheckoutRow>({ name: 'checkout_by_id', text: 'SELECT * FROM payments WHERE id = $1', values: [id] });
   return res.rows[0] ? rowToCheckout(res.rows[0]) : null;
@@ -27,7 +30,7 @@ export async function saveCheckout(db: pg.Pool, next: Payment, expectedVersion: 
   const res = await db.query({
     name: 'checkout_update',
     text: 'UPDATE payments SET updated_at = $3, version = $4, checkout = $5 WHERE id = $1 AND version = $2',
-    values: [next.id, expectedVersion, new Date(next.updatedAt).toISOString(), next.version, JSON.stringify(withoutNulls(checkout))],
+    values: [next.id, expectedVersion, new Date(next.updatedAt).toISOString(), next.version, checkoutJson(checkout)],
   });
   return res.rowCount === 1;
 }
@@ -38,7 +41,7 @@ export async function saveCheckout(db: pg.Pool, next: Payment, expectedVersion: 
  * wins. The payment's status is the truth of the outcome; this keeps selected_method_code.
  */
 export async function recordSettledCheckout(db: pg.Pool, id: string, version: number, checkout: CheckoutState): Promise<void> {
-  await db.query({ name: 'checkout_settled', text: 'UPDATE payments SET checkout = $3 WHERE id = $1 AND version = $2', values: [id, version, JSON.stringify(withoutNulls(checkout))] });
+  await db.query({ name: 'checkout_settled', text: 'UPDATE payments SET checkout = $3 WHERE id = $1 AND version = $2', values: [id, version, checkoutJson(checkout)] });
 }
 
 /** Keeps a card that paid successfully for the customer's later recurrent charges (token, never the number). */

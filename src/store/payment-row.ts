@@ -45,7 +45,8 @@ export const INSERT_COLUMNS = [
  * the object's defaults (NO_SESSION_OPTIONS, the checkout's OPEN). A gateway payment's session and
  * checkout state are mostly nulls; kept whole they were a quarter of its row and of its events'
  * copies (docs/decisions.md, "A gateway payment stores no nulls in its JSON"). Only the top level
- * is compacted: a nested object (a next action) is stored as it is shown.
+ * is compacted: a nested object (a next action) is stored as it is shown. (The API's `dropNulls`
+ * in api/validate.ts recurses, for a request body, and the store sits below the API.)
  */
 export function withoutNulls<T extends object>(o: T): Partial<T> {
   const out: Record<string, unknown> = {};

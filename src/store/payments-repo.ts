@@ -5,7 +5,8 @@ import { eventId } from '../domain/ids.js';
 import type { Payment, PaymentStatus } from '../domain/payment.js';
 import type { CheckoutState } from '../domain/checkout.js';
 import { GATEWAY_DELIVERABLE, MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
-import { INSERT_COLUMNS, paymentToRecord, rowToPayment, withoutNulls, type PaymentRow } from './payment-row.js';
+import { INSERT_COLUMNS, paymentToRecord, rowToPayment, type PaymentRow } from './payment-row.js';
+import { checkoutJson } from './checkout-repo.js';
 import { due } from './test-clocks-repo.js';
 import { stillStarted, type AttemptStart } from './attempts-repo.js';
 
@@ -231,7 +232,7 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
       col((u) => isoOrNull(u.next.paidAt)), col((u) => new Date(u.next.updatedAt).toISOString()), col((u) => u.next.version),
       col((u) => jsonOrNull(u.next.charged)),
       evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE,
-      col((u) => (u.checkout ? JSON.stringify(withoutNulls(u.checkout)) : null)), col((u) => u.next.pendingAttempt),
+      col((u) => (u.checkout ? checkoutJson(u.checkout) : null)), col((u) => u.next.pendingAttempt),
       col((u) => u.settle?.id ?? null), col((u) => u.settle?.status ?? null), col((u) => (u.settle ? JSON.stringify(u.settle.result) : null)),
       GATEWAY_DELIVERABLE,
       // A partial capture changes the amount (and the fee and net with it).
