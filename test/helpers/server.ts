@@ -7,7 +7,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { PG_URL, REDIS_URL, freshDatabase, suffix } from './env.js';
+import { BUSY_MACHINE_DEADLINES, PG_URL, REDIS_URL, freshDatabase, suffix } from './env.js';
 import { seedEmbeddedCluster } from './embedded-cluster.js';
 
 export const ADMIN = 'test-admin-token';
@@ -32,7 +32,10 @@ export { BUSY_MACHINE_DEADLINES } from './env.js';
 
 interface Tap { teardown(fn: () => unknown): void }
 
-/** `opts.log`: the server's logger (default: silent, so no access lines either); a capturing one sees the access lines too. */
+/**
+ * A test's server has the busy machine's deadlines unless its env sets its own (a test of the
+ * deadlines does): a test that is not about them must not fail because the host is loaded.
+ * `opts.log`: the server's logger (default: silent, so no access lines either); a capturing one sees the access lines too. */
 export async function startTestServer(t: Tap | null, env: Record<string, string> = {}, opts: { redis?: boolean; databaseUrl?: string; log?: Logger } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-test-'));
   const database = !opts.databaseUrl && PG_URL ? await freshDatabase() : null;
@@ -41,6 +44,7 @@ export async function startTestServer(t: Tap | null, env: Record<string, string>
   const config = loadConfig({
     PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WORKERS: '2', ADMIN_TOKEN: ADMIN, DEMO_MERCHANT: '0',
     DATA_DIR: dataDir, EXPIRY_POLL_MS: '200', KV_PREFIX: `t${suffix()}:`,
+    ...BUSY_MACHINE_DEADLINES,
     ...(opts.databaseUrl ?? database ? { DATABASE_URL: opts.databaseUrl ?? database!.url, CARD_FINGERPRINT_KEY: TEST_FINGERPRINT_KEY } : {}),
     ...(useRedis && REDIS_URL ? { REDIS_URL } : {}),
     ...env,

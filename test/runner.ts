@@ -1,0 +1,140 @@
+// The suite's runner (`npm test`): every compiled test file in its own plain `node` process, a few
+// at once, the longest kinds first. Each file is a tap test (the library prints TAP and sets the exit
+// code); this replaces only tap's runner, which preloads its process-info loader hooks into every
+// test process and, through NODE_OPTIONS, into every process a test spawns (the crash and cluster
+// tests' servers, the CLI's runs). With coverage off nothing reads what they record, and they cost
+// about a second and a half of CPU per process (docs/decisions.md, "The suite runs on its own runner").
+// `npx tap <file>` still runs one file with tap's runner and its options (--grep, reporters).
+//
+//   node dist/test/runner.js [files…]     (no files: every dist/test/**/*.test.js)
+//   TEST_JOBS=n   files at once (default: the cores + 2, for the files that wait on other processes)
+//   TAP_TIMEOUT=s each file's deadline in seconds (default 600); the file reports its open handles
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const DIST_TEST = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(DIST_TEST, '../..');
+const RESULTS = path.join(ROOT, '.tap/test-results');
+const TIMEOUT_S = Number(process.env.TAP_TIMEOUT) || 600;
+const JOBS = Math.max(1, Number(process.env.TEST_JOBS) || os.availableParallelism() + 2);
+
+interface Outcome { file: string; code: number | null; signal: string | null; ms: number; output: string; timedOut: boolean }
+
+function listTests(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) { if (e.name !== 'fixtures') out.push(...listTests(p)); } else if (e.name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+
+/**
+ * The order files start in: the long ones first, so the last to start are short and the cores stay
+ * busy to the end. Browser files (CPU-bound) alternate with the files that start several server
+ * processes (mostly waiting on them), so the ones running together do not all want the CPU at
+ * once; then the other integration files, then the unit files; by name within a kind.
+ */
+export function startOrder(files: string[]): string[] {
+  const kind = (f: string): number => {
+    if (f.includes(`${path.sep}e2e${path.sep}`)) return 0;
+    if (/(crash|cluster|restart|root-folder|cli)[^/]*\.test\.js$/.test(f)) return 1;
+    return f.includes(`${path.sep}integration${path.sep}`) ? 2 : 3;
+  };
+  const byName = [...files].sort((a, b) => a.localeCompare(b));
+  const [browser, processes, integration, unit] = [0, 1, 2, 3].map((k) => byName.filter((f) => kind(f) === k));
+  const alternated: string[] = [];
+  for (let i = 0; i < Math.max(browser.length, processes.length); i++) alternated.push(...[browser[i], processes[i]].filter(Boolean));
+  return [...alternated, ...integration, ...unit];
+}
+
+/** The root's counts line of a tap file (`# { total: 12, pass: 11, skip: 1 }`). */
+export function counts(output: string): Record<string, number> {
+  const line = output.match(/^# \{ (total: .*) \}$/m)?.[1] ?? '';
+  return Object.fromEntries([...line.matchAll(/(\w+): (\d+)/g)].map((m) => [m[1], Number(m[2])]));
+}
+
+/** Why a file or its tests were skipped, as tap printed it. */
+export function skipReasons(output: string): string[] {
+  return [...new Set([...output.matchAll(/# SKIP ?(.*)$/gm)].map((m) => m[1].trim()).filter(Boolean))];
+}
+
+const children = new Set<ChildProcess>();
+function killAll(): void {
+  for (const c of children) { try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* already gone */ } }
+}
+
+function runFile(file: string): Promise<Outcome> {
+  const started = Date.now();
+  // Its own process group, so a timeout or an interrupted run takes the servers it started with it.
+  const child = spawn(process.execPath, [file], {
+    cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, TAP_TIMEOUT: String(TIMEOUT_S) },
+  });
+  children.add(child);
+  const chunks: Buffer[] = [];
+  child.stdout!.on('data', (d: Buffer) => chunks.push(d));
+  child.stderr!.on('data', (d: Buffer) => chunks.push(d));
+  let timedOut = false;
+  // tap ends the file itself at TAP_TIMEOUT and lists what was still open; this is the backstop.
+  const timer = setTimeout(() => { timedOut = true; try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, (TIMEOUT_S + 30) * 1000);
+  return new Promise((resolve) => {
+    // Whatever the file left behind in its group (a server it spawned and did not stop) goes with
+    // it: else a leftover holding the output pipe would keep the file open until the deadline.
+    child.on('exit', () => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* none left */ } });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      children.delete(child);
+      resolve({ file, code, signal, ms: Date.now() - started, output: Buffer.concat(chunks).toString(), timedOut });
+    });
+  });
+}
+
+function save(o: Outcome): void {
+  const to = path.join(RESULTS, `${path.relative(ROOT, o.file)}.tap`);
+  mkdirSync(path.dirname(to), { recursive: true });
+  writeFileSync(to, o.output);
+}
+
+async function main(): Promise<number> {
+  const given = process.argv.slice(2);
+  const files = startOrder(given.length ? given.map((f) => path.resolve(f)) : listTests(DIST_TEST));
+  const started = Date.now();
+  const queue = [...files];
+  const failed: Outcome[] = [];
+  const totals: Record<string, number> = {};
+  const skipped: string[] = [];
+  console.log(`# ${files.length} files, ${Math.min(JOBS, files.length)} at once, ${TIMEOUT_S} s each at most`);
+  const lane = async (): Promise<void> => {
+    for (let file = queue.shift(); file; file = queue.shift()) {
+      const o = await runFile(file);
+      save(o);
+      const c = counts(o.output);
+      for (const [k, v] of Object.entries(c)) totals[k] = (totals[k] ?? 0) + v;
+      const ok = o.code === 0 && !o.timedOut;
+      const name = path.relative(ROOT, file);
+      const reasons = skipReasons(o.output);
+      if (reasons.length) skipped.push(`${name}: ${reasons.join('; ')}`);
+      console.log(`${ok ? 'ok    ' : 'FAILED'} ${(o.ms / 1000).toFixed(1).padStart(6)} s  ${name}  (${c.pass ?? 0} pass${c.fail ? `, ${c.fail} fail` : ''}${c.skip ? `, ${c.skip} skip` : ''})`);
+      if (!ok) {
+        failed.push(o);
+        const why = o.timedOut ? `killed after ${TIMEOUT_S + 30} s` : o.signal ? `ended by ${o.signal}` : `exit code ${o.code}`;
+        console.log(`# ---- ${name} (${why}): its whole output ----\n${o.output}\n# ---- end of ${name} ----`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(JOBS, files.length) }, lane));
+  const took = ((Date.now() - started) / 1000).toFixed(0);
+  if (skipped.length) console.log(`# skips, with their reasons:\n${skipped.map((s) => `#   ${s}`).join('\n')}`);
+  console.log(`# ${files.length - failed.length} of ${files.length} files passed in ${took} s; asserts: ${JSON.stringify(totals)}`);
+  if (failed.length) console.log(`# failed:\n${failed.map((o) => `#   ${path.relative(ROOT, o.file)}`).join('\n')}`);
+  return failed.length ? 1 : 0;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => { killAll(); process.exit(130); });
+  process.exitCode = await main();
+}

@@ -1,0 +1,65 @@
+// The suite's runner (test/runner.ts): its exit code is what CI trusts, so a failing file must fail
+// the run and print its output, a skip's reason must be shown, and a file that never ends must be
+// ended at its deadline with the processes it left behind.
+import t from 'tap';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { counts, skipReasons, startOrder } from '../runner.js';
+
+const RUNNER = fileURLToPath(new URL('../runner.js', import.meta.url));
+const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/runner/${name}.test.js`, import.meta.url));
+
+function run(files: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [RUNNER, ...files], { env: { ...process.env, TEST_JOBS: '2', ...env }, timeout: 120_000 },
+      (err, stdout, stderr) => resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, out: stdout + stderr }));
+  });
+}
+
+t.test('every file passing: exit 0, the counts added up, the skip and its reason listed', async (t) => {
+  const r = await run([fixture('passes')]);
+  t.equal(r.code, 0, r.out);
+  t.match(r.out, /^ok +[\d.]+ s +dist\/test\/fixtures\/runner\/passes\.test\.js +\(2 pass, 1 skip\)$/m);
+  t.match(r.out, /needs something absent/);
+  t.match(r.out, /1 of 1 files passed/);
+});
+
+t.test('one failing file fails the run and its whole output is printed', async (t) => {
+  const r = await run([fixture('passes'), fixture('fails')]);
+  t.equal(r.code, 1);
+  t.match(r.out, /^FAILED .*fails\.test\.js +\(1 pass, 1 fail\)$/m);
+  t.match(r.out, /not ok \d+ - arithmetic the runner must report as failed/);
+  t.match(r.out, /1 of 2 files passed/);
+  t.match(r.out, /# failed:\n# +dist\/test\/fixtures\/runner\/fails\.test\.js/);
+});
+
+t.test('a file that never ends is ended at its deadline, and the process it left behind with it', { skip: existsSync('/proc/self/stat') ? false : 'needs /proc (Linux)' }, async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'runner-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const pids = path.join(dir, 'pids');
+  const r = await run([fixture('hangs')], { TAP_TIMEOUT: '2', RUNNER_FIXTURE_PIDS: pids });
+  t.equal(r.code, 1);
+  t.match(r.out, /^FAILED .*hangs\.test\.js/m);
+  t.match(r.out, /timeout/);
+  const leftover = Number(readFileSync(pids, 'utf8'));
+  t.ok(leftover > 0);
+  // Killed means gone or a zombie: its parent died with the file, and whoever adopted it reaps it when it will.
+  let state = 'gone';
+  try { state = readFileSync(`/proc/${leftover}/stat`, 'utf8').split(') ')[1][0]; } catch { /* gone */ }
+  t.ok(state === 'gone' || state === 'Z', `the leftover child was killed with its file (state ${state})`);
+});
+
+t.test('counts and skip reasons are read from tap\'s own lines', async (t) => {
+  t.same(counts('ok 1 - x\n# { total: 12, pass: 10, fail: 1, skip: 1 }\n# time=3ms\n'), { total: 12, pass: 10, fail: 1, skip: 1 });
+  t.same(counts('no summary'), {});
+  t.same(skipReasons('1..0 # SKIP needs DATABASE_URL\nok 2 - y # SKIP needs DATABASE_URL\nok 3 - z # SKIP\n'), ['needs DATABASE_URL']);
+});
+
+t.test('browser files alternate with those of several processes, then the other integration files, then the unit files', async (t) => {
+  const files = ['unit/a', 'integration/b', 'integration/x-crash', 'e2e/c', 'e2e/d', 'e2e/e', 'integration/y-cluster'].map((f) => `dist/test/${f}.test.js`);
+  t.same(startOrder(files).map((f) => f.slice('dist/test/'.length, -'.test.js'.length)),
+    ['e2e/c', 'integration/x-crash', 'e2e/d', 'integration/y-cluster', 'e2e/e', 'integration/b', 'unit/a']);
+});
