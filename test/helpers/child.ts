@@ -1,13 +1,15 @@
 // Runs the real server entry point (dist/src/main.js) as a child process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { BUSY_MACHINE_DEADLINES } from './env.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
 
 export interface Child { proc: ChildProcess; url: string; exited: Promise<number | null>; output: () => string }
 
 export function startChild(env: Record<string, string>, timeoutMs = 30_000): Promise<Child> {
-  const merged: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env };
+  // The busy machine's deadlines unless the test sets its own, as for an in-process test server.
+  const merged: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...BUSY_MACHINE_DEADLINES, ...env };
   // With DATABASE_URL the server needs its own fingerprint key; a test that passes one (even '') keeps it.
   if (merged.DATABASE_URL && merged.CARD_FINGERPRINT_KEY === undefined) merged.CARD_FINGERPRINT_KEY = 'test-fingerprint-key-not-secret';
   const proc = spawn(process.execPath, [MAIN], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });

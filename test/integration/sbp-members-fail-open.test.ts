@@ -41,7 +41,7 @@ const child = await startChild({
   ADMIN_TOKEN: 'adm', DATA_DIR: dataDir, DEMO_MERCHANT: '0', WORKERS: '2', KV_PREFIX: `so${suffix()}:`,
   DATABASE_URL: pgProxy.url(db.url), REDIS_URL: redisProxy ? redisProxy.url(REDIS_URL!) : '',
   SBP_LOOKUP_DEADLINE_MS: '1500', PG_QUERY_TIMEOUT_MS: '2000', PG_STATEMENT_TIMEOUT_MS: '1500', PG_CONNECT_TIMEOUT_MS: '1500',
-  AUTH_CACHE_MS: '600000',
+  AUTH_CACHE_MS: '600000', ACTOR_DEADLINE_MS: '8000', REQUEST_DEADLINE_MS: '10000', // the defaults, below CLIENT_TIMEOUT_MS
 });
 t.teardown(() => { child.proc.kill('SIGKILL'); });
 
