@@ -59,9 +59,14 @@ export function counts(output: string): Record<string, number> {
   return Object.fromEntries([...line.matchAll(/(\w+): (\d+)/g)].map((m) => [m[1], Number(m[2])]));
 }
 
-/** Why a file or its tests were skipped, as tap printed it. */
+/**
+ * Why a file or its tests were skipped, as tap printed it: a whole file's `1..0 # reason` (from
+ * `t.plan(0, reason)`), or a test's `# SKIP reason`.
+ */
 export function skipReasons(output: string): string[] {
-  return [...new Set([...output.matchAll(/# SKIP ?(.*)$/gm)].map((m) => m[1].trim()).filter(Boolean))];
+  const whole = [...output.matchAll(/^\s*1\.\.0 # (.*)$/gm)].map((m) => m[1]);
+  const tests = [...output.matchAll(/# SKIP\b:? ?(.*)$/gim)].map((m) => m[1]);
+  return [...new Set([...whole, ...tests].map((r) => r.trim()).filter(Boolean))];
 }
 
 const children = new Set<ChildProcess>();
@@ -120,7 +125,8 @@ async function main(): Promise<number> {
       const name = path.relative(ROOT, file);
       const reasons = skipReasons(o.output);
       if (reasons.length) skipped.push(`${name}: ${reasons.join('; ')}`);
-      console.log(`${ok ? 'ok    ' : 'FAILED'} ${(o.ms / 1000).toFixed(1).padStart(6)} s  ${name}  (${c.pass ?? 0} pass${c.fail ? `, ${c.fail} fail` : ''}${c.skip ? `, ${c.skip} skip` : ''})`);
+      const what = c.total === 0 && reasons.length ? 'skipped' : `${c.pass ?? 0} pass${c.fail ? `, ${c.fail} fail` : ''}${c.skip ? `, ${c.skip} skip` : ''}`;
+      console.log(`${ok ? 'ok    ' : 'FAILED'} ${(o.ms / 1000).toFixed(1).padStart(6)} s  ${name}  (${what})`);
       if (!ok) {
         failed.push(o);
         const why = o.timedOut ? `killed after ${TIMEOUT_S + 30} s` : o.signal ? `ended by ${o.signal}` : `exit code ${o.code}`;

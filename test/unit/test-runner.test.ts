@@ -19,6 +19,13 @@ function run(files: string[], env: Record<string, string> = {}): Promise<{ code:
   });
 }
 
+t.test('a whole file skipped: exit 0, shown as skipped, with its reason', async (t) => {
+  const r = await run([fixture('skipped')]);
+  t.equal(r.code, 0, r.out);
+  t.match(r.out, /^ok +[\d.]+ s +dist\/test\/fixtures\/runner\/skipped\.test\.js +\(skipped\)$/m);
+  t.match(r.out, /skipped\.test\.js: needs a server this machine lacks/);
+});
+
 t.test('every file passing: exit 0, the counts added up, the skip and its reason listed', async (t) => {
   const r = await run([fixture('passes')]);
   t.equal(r.code, 0, r.out);
@@ -55,7 +62,9 @@ t.test('a file that never ends is ended at its deadline, and the process it left
 t.test('counts and skip reasons are read from tap\'s own lines', async (t) => {
   t.same(counts('ok 1 - x\n# { total: 12, pass: 10, fail: 1, skip: 1 }\n# time=3ms\n'), { total: 12, pass: 10, fail: 1, skip: 1 });
   t.same(counts('no summary'), {});
-  t.same(skipReasons('1..0 # SKIP needs DATABASE_URL\nok 2 - y # SKIP needs DATABASE_URL\nok 3 - z # SKIP\n'), ['needs DATABASE_URL']);
+  t.same(skipReasons('ok 2 - y # SKIP needs DATABASE_URL\nok 3 - z # SKIP\n    ok 1 - w # skip needs a real Redis\n'), ['needs DATABASE_URL', 'needs a real Redis']);
+  t.same(skipReasons('TAP version 14\n1..0 # skipped: needs DATABASE_URL (CI sets it)\n# { total: 0, pass: 0 }\n'), ['skipped: needs DATABASE_URL (CI sets it)'], 'a whole file skipped by t.plan(0, reason)');
+  t.same(skipReasons('1..3\nok 1 - a\n'), []);
 });
 
 t.test('browser files alternate with those of several processes, then the other integration files, then the unit files', async (t) => {
