@@ -5,7 +5,7 @@
 // there (the favicon).
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { BUSY_MACHINE_DEADLINES, startTestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { messageFor } from '../../src/errors.js';
 import { CARDS, CVC, newPayment } from '../helpers/checkout.js';
 import { newLink } from '../helpers/links.js';
@@ -13,7 +13,7 @@ import { artifact, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser
 
 async function run() {
   const { chromium } = await import('playwright-core');
-  const s = await startTestServer(t, BUSY_MACHINE_DEADLINES);
+  const s = await startTestServer(t);
   const m = await s.merchant({ currencies: ['RUB'], default_currency: 'RUB' });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   t.teardown(() => browser.close());

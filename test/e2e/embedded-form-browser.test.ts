@@ -10,7 +10,7 @@
 import t from 'tap';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BUSY_MACHINE_DEADLINES, startTestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { CARDS, CVC, newPayment } from '../helpers/checkout.js';
 import { artifact, capturingLogger, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
 
@@ -44,7 +44,7 @@ async function listen(server: http.Server): Promise<string> {
 async function run() {
   const { chromium } = await import('playwright-core');
   // checkout_url on 127.0.0.1 (the real port replaces :0), so the browser needs no name lookup.
-  const s = await startTestServer(t, { ...BUSY_MACHINE_DEADLINES, PUBLIC_BASE_URL: 'http://127.0.0.1:0' });
+  const s = await startTestServer(t, { PUBLIC_BASE_URL: 'http://127.0.0.1:0' });
   const captured = capturingLogger();
   s.srv.services.log = captured.log as typeof s.srv.services.log;
   const service = new URL(s.srv.services.config.publicBaseUrl).origin;
@@ -169,7 +169,7 @@ async function run() {
   });
 
   t.test('/demo: mount pays in a frame, redirect opens the hosted page', async (t) => {
-    const d = await startTestServer(t, { ...BUSY_MACHINE_DEADLINES, PUBLIC_BASE_URL: 'http://127.0.0.1:0', DEMO_MERCHANT: '1' });
+    const d = await startTestServer(t, { PUBLIC_BASE_URL: 'http://127.0.0.1:0', DEMO_MERCHANT: '1' });
     const base = d.srv.services.config.publicBaseUrl;
     const context = await browser.newContext({ viewport: { width: 800, height: 1100 } });
     const page = await context.newPage();

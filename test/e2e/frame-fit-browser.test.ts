@@ -8,7 +8,7 @@ import t from 'tap';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Frame, Page } from 'playwright-core';
-import { BUSY_MACHINE_DEADLINES, startTestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { CARDS, CVC, newPayment } from '../helpers/checkout.js';
 import { artifact, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
 import { until } from '../helpers/wait.js';
@@ -41,7 +41,7 @@ async function outside(frame: Frame): Promise<{ out: string[]; scroll: number }>
 
 async function run() {
   const { chromium } = await import('playwright-core');
-  const s = await startTestServer(t, { ...BUSY_MACHINE_DEADLINES, PUBLIC_BASE_URL: 'http://127.0.0.1:0' });
+  const s = await startTestServer(t, { PUBLIC_BASE_URL: 'http://127.0.0.1:0' });
   const service = new URL(s.srv.services.config.publicBaseUrl).origin;
   const m = await s.merchant({ currencies: ['RUB'], default_currency: 'RUB' });
   const pk = (await s.admin('POST', `/internal/merchants/${m.id}/api-keys`, { kind: 'publishable', mode: 'test' })).body.key as string;

@@ -3,7 +3,7 @@
 // sum shows its QR code and takes several payers; and two browsers racing for a link with max_uses 1
 // (fixed or payer-entered sum) get one payment between them. Screenshots go to test/artifacts/.
 import t from 'tap';
-import { BUSY_MACHINE_DEADLINES, startTestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { CARDS, CVC } from '../helpers/checkout.js';
 import { hasQrCode, newLink } from '../helpers/links.js';
 import { artifact, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
@@ -16,7 +16,7 @@ if (noBrowser) {
 
 async function run() {
   const { chromium } = await import('playwright-core');
-  const s = await startTestServer(t, BUSY_MACHINE_DEADLINES);
+  const s = await startTestServer(t);
   const m = await s.merchant({ name: 'Tea House', currencies: ['AZN', 'RUB'] });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   t.teardown(() => browser.close());

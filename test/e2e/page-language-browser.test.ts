@@ -4,14 +4,14 @@
 // does the way back from a sandbox error page.
 import t from 'tap';
 import type { Page } from 'playwright-core';
-import { BUSY_MACHINE_DEADLINES, startTestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { CARDS, CVC, newPayment } from '../helpers/checkout.js';
 import { newLink } from '../helpers/links.js';
 import { artifact, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
 
 async function run() {
   const { chromium } = await import('playwright-core');
-  const s = await startTestServer(t, BUSY_MACHINE_DEADLINES);
+  const s = await startTestServer(t);
   const m = await s.merchant({ currencies: ['RUB'], default_currency: 'RUB' });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   t.teardown(() => browser.close());

@@ -5,7 +5,7 @@
 // only when the customer has a saved card, with the brand written properly. Screenshots of every
 // case go to test/artifacts/layout-*.png.
 import t from 'tap';
-import { BUSY_MACHINE_DEADLINES, startTestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { card, CARDS, newPayment } from '../helpers/checkout.js';
 import { artifact, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
 
@@ -29,7 +29,7 @@ if (noBrowser) {
 
 async function run() {
   const { chromium } = await import('playwright-core');
-  const s = await startTestServer(t, BUSY_MACHINE_DEADLINES);
+  const s = await startTestServer(t);
   const m = await s.merchant({ currencies: ['AZN', 'RUB'] });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   t.teardown(() => browser.close());

@@ -2,7 +2,7 @@
 // and the QR of a static payment link, the image is drawn into a canvas, and an independent decoder
 // (jsQR) reads the pixels back to the exact payload.
 import t from 'tap';
-import { BUSY_MACHINE_DEADLINES, startTestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { newPayment } from '../helpers/checkout.js';
 import { newLink } from '../helpers/links.js';
 import { artifact, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
@@ -16,7 +16,7 @@ if (noBrowser) {
 
 async function run() {
   const { chromium } = await import('playwright-core');
-  const s = await startTestServer(t, BUSY_MACHINE_DEADLINES);
+  const s = await startTestServer(t);
   const m = await s.merchant({ currencies: ['RUB'] });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   t.teardown(() => browser.close());

@@ -15,7 +15,6 @@ import { freePort } from '../../src/store/embedded.js';
 import { CHROMIUM, CHROMIUM_ARGS, artifact, noBrowser } from '../helpers/browser.js';
 import { CARDS, CVC } from '../helpers/checkout.js';
 import { startChild } from '../helpers/child.js';
-import { BUSY_MACHINE_DEADLINES } from '../helpers/env.js';
 import { until } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -55,7 +54,7 @@ async function run() {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-readme-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   // `npm start` on a machine with nothing else: the embedded default, no token or URL configured.
-  const server = await startChild({ DATABASE_URL: '', REDIS_URL: '', ADMIN_TOKEN: '', DEMO_MERCHANT: '', WEBHOOK_ALLOW_PRIVATE: '', PUBLIC_BASE_URL: '', DATA_DIR: dataDir, WORKERS: '1', ...BUSY_MACHINE_DEADLINES }, 120_000);
+  const server = await startChild({ DATABASE_URL: '', REDIS_URL: '', ADMIN_TOKEN: '', DEMO_MERCHANT: '', WEBHOOK_ALLOW_PRIVATE: '', PUBLIC_BASE_URL: '', DATA_DIR: dataDir, WORKERS: '1' }, 120_000);
   t.teardown(() => { server.proc.kill('SIGKILL'); });
   await until('the start banner', () => server.output().includes('publishable'));
   const grab = (re: RegExp) => {

@@ -3,7 +3,7 @@
 // renders operations of both APIs; every request either page makes goes to the server's own
 // loopback origin (the reference: to its own origin), and the CSP refuses nothing. `/` shadows no other route.
 import t from 'tap';
-import { BUSY_MACHINE_DEADLINES, startTestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { artifact, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
 
 if (noBrowser) {
@@ -14,7 +14,7 @@ if (noBrowser) {
 
 async function run() {
   const { chromium } = await import('playwright-core');
-  const s = await startTestServer(t, { ...BUSY_MACHINE_DEADLINES, DEMO_MERCHANT: '1' });
+  const s = await startTestServer(t, { DEMO_MERCHANT: '1' });
   const origin = new URL(s.url).origin;
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   t.teardown(() => browser.close());

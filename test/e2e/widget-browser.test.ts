@@ -8,7 +8,7 @@
 import t from 'tap';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BUSY_MACHINE_DEADLINES, startTestServer } from '../helpers/server.js';
+import { startTestServer } from '../helpers/server.js';
 import { CARDS, CVC } from '../helpers/checkout.js';
 import { artifact, capturingLogger, CHROMIUM, CHROMIUM_ARGS, noBrowser } from '../helpers/browser.js';
 
@@ -33,7 +33,7 @@ async function listen(server: http.Server): Promise<string> {
 
 async function run() {
   const { chromium } = await import('playwright-core');
-  const s = await startTestServer(t, { ...BUSY_MACHINE_DEADLINES, PUBLIC_BASE_URL: 'http://127.0.0.1:0' });
+  const s = await startTestServer(t, { PUBLIC_BASE_URL: 'http://127.0.0.1:0' });
   const captured = capturingLogger();
   s.srv.services.log = captured.log as typeof s.srv.services.log;
   const service = new URL(s.srv.services.config.publicBaseUrl).origin;

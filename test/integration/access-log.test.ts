@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startChild, type Child } from '../helpers/child.js';
-import { BUSY_MACHINE_DEADLINES, PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
+import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
 import { until } from '../helpers/wait.js';
 import { CARDS, card } from '../helpers/checkout.js';
 
@@ -15,7 +15,6 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-access-'));
 const db = PG_URL ? await freshDatabase('access') : null;
 t.teardown(async () => { await db?.drop(); rmSync(dataDir, { recursive: true, force: true }); });
 const env: Record<string, string> = {
-  ...BUSY_MACHINE_DEADLINES,
   ADMIN_TOKEN: ADMIN, DATA_DIR: dataDir, DEMO_MERCHANT: '0', WORKERS: '1', KV_PREFIX: `al${suffix()}:`,
   ...(db ? { DATABASE_URL: db.url } : { DATABASE_URL: '' }), ...(REDIS_URL ? { REDIS_URL } : {}),
 };
