@@ -52,3 +52,14 @@ t.test('the load balancer renders deploy/nginx.conf with every placeholder', asy
   for (const v of TEMPLATE_VARIABLES) t.ok(env.includes(v), `docker-compose.yml lb sets ${v}`);
   t.throws(() => renderTemplate(template, { LB_LISTEN: '80' }), /LB_SERVERS/, 'a missing value is refused, not left in');
 });
+
+t.test('nginx lets an idle upstream connection go before the engine closes it', async (t) => {
+  // uWS closes a keep-alive connection idle for 10 s, from 8 s on (its timer ticks every 4 s). A POST
+  // nginx sends on a connection being closed gets a reset and a 502; nginx never resends a POST.
+  const template = readFileSync(NGINX_TEMPLATE, 'utf8');
+  const upstream = /^upstream\s+\w+\s*\{\n([\s\S]*?)^\}/m.exec(template)?.[1] ?? ''; // up to its closing line
+  const m = /^\s*keepalive_timeout\s+(\d+)(ms|s)?;/m.exec(upstream);
+  t.ok(m, 'the upstream block sets keepalive_timeout (nginx\'s default is 60 s)');
+  const ms = m ? Number(m[1]) * (m[2] === 'ms' ? 1 : 1000) : Infinity;
+  t.ok(ms < 8000, `the upstream idle timeout (${ms} ms) is under the engine's 8 s`);
+});
