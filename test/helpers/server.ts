@@ -35,6 +35,9 @@ interface Tap { teardown(fn: () => unknown): void }
 /**
  * A test's server has the busy machine's deadlines unless its env sets its own (a test of the
  * deadlines does): a test that is not about them must not fail because the host is loaded.
+ * It runs one worker thread unless the test asks for more (WORKERS): a worker costs 0.6-0.9 s of
+ * CPU to start and stop, which most tests do not need; a test about what several workers do sets
+ * its count (the crash and cluster tests' child servers take the machine's, as in production).
  * `opts.log`: the server's logger (default: silent, so no access lines either); a capturing one sees the access lines too. */
 export async function startTestServer(t: Tap | null, env: Record<string, string> = {}, opts: { redis?: boolean; databaseUrl?: string; log?: Logger } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-test-'));
@@ -42,7 +45,7 @@ export async function startTestServer(t: Tap | null, env: Record<string, string>
   if (!opts.databaseUrl && !PG_URL && !env.DATABASE_URL) await seedEmbeddedCluster(dataDir);
   const useRedis = opts.redis ?? true;
   const config = loadConfig({
-    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WORKERS: '2', ADMIN_TOKEN: ADMIN, DEMO_MERCHANT: '0',
+    PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WORKERS: '1', ADMIN_TOKEN: ADMIN, DEMO_MERCHANT: '0',
     DATA_DIR: dataDir, EXPIRY_POLL_MS: '200', KV_PREFIX: `t${suffix()}:`,
     ...BUSY_MACHINE_DEADLINES,
     ...(opts.databaseUrl ?? database ? { DATABASE_URL: opts.databaseUrl ?? database!.url, CARD_FINGERPRINT_KEY: TEST_FINGERPRINT_KEY } : {}),

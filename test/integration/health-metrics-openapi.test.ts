@@ -10,7 +10,8 @@ import pg from 'pg';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestServer, ADMIN } from '../helpers/server.js';
 
-const s = await startTestServer(t);
+// Two workers: health and metrics report each of them.
+const s = await startTestServer(t, { WORKERS: '2' });
 
 t.test('health reports database, key-value store and workers', async (t) => {
   const r = await s.request('GET', '/v2/health');

@@ -7,7 +7,8 @@ import { ADMIN, startTestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { until } from '../helpers/wait.js';
 
-const s = await startTestServer(t, { WEBHOOK_ALLOW_PRIVATE: '1', PAYMENT_WINDOW_SECONDS: '1', EXPIRY_POLL_MS: '100', WEBHOOK_POLL_MS: '100' });
+// Two workers: the metrics gathered per shard are the subject.
+const s = await startTestServer(t, { WORKERS: '2', WEBHOOK_ALLOW_PRIVATE: '1', PAYMENT_WINDOW_SECONDS: '1', EXPIRY_POLL_MS: '100', WEBHOOK_POLL_MS: '100' });
 const rx = await startReceiver();
 t.teardown(() => rx.close());
 
