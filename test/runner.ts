@@ -6,6 +6,9 @@
 // about a second and a half of CPU per process (docs/decisions.md, "The suite runs on its own runner").
 // `npx tap <file>` still runs one file with tap's runner and its options (--grep, reporters).
 //
+// The unit files (those in a `unit` folder) run together in one process (group.ts): each starts
+// no server, and starting a process for it cost more than running it.
+//
 //   node dist/test/runner.js [files…]     (no files: every dist/test/**/*.test.js)
 //   TEST_JOBS=n   files at once (default: the cores + 2, at most 4; the crash and cluster files mostly wait)
 //   TAP_TIMEOUT=s each file's deadline in seconds (default 600); the file reports its open handles
@@ -16,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const DIST_TEST = path.dirname(fileURLToPath(import.meta.url));
+const GROUP = path.join(DIST_TEST, 'group.js');
 const ROOT = path.resolve(DIST_TEST, '../..');
 const RESULTS = path.join(ROOT, '.tap/test-results');
 const TIMEOUT_S = Number(process.env.TAP_TIMEOUT) || 600;
@@ -23,7 +27,10 @@ const TIMEOUT_S = Number(process.env.TAP_TIMEOUT) || 600;
 // connections than a default server allows (100) once several cluster files run together.
 const JOBS = Math.max(1, Number(process.env.TEST_JOBS) || Math.min(os.availableParallelism() + 2, 4));
 
-interface Outcome { file: string; code: number | null; signal: string | null; ms: number; output: string; timedOut: boolean }
+/** What one process runs: a file, or the unit files together. */
+export interface Job { name: string; files: string[] }
+
+interface Outcome { job: Job; code: number | null; signal: string | null; ms: number; output: string; timedOut: boolean }
 
 function listTests(dir: string): string[] {
   const out: string[] = [];
@@ -34,6 +41,13 @@ function listTests(dir: string): string[] {
   return out;
 }
 
+/** 0 browser, 1 several processes, 2 other integration, 3 unit. */
+function kind(f: string): number {
+  if (f.includes(`${path.sep}e2e${path.sep}`)) return 0;
+  if (/(crash|cluster|restart|root-folder|cli)[^/]*\.test\.js$/.test(f)) return 1;
+  return f.includes(`${path.sep}integration${path.sep}`) ? 2 : 3;
+}
+
 /**
  * The order files start in: the long ones first, so the last to start are short and the cores stay
  * busy to the end. Browser files (CPU-bound) alternate with the files that start several server
@@ -41,16 +55,28 @@ function listTests(dir: string): string[] {
  * once; then the other integration files, then the unit files; by name within a kind.
  */
 export function startOrder(files: string[]): string[] {
-  const kind = (f: string): number => {
-    if (f.includes(`${path.sep}e2e${path.sep}`)) return 0;
-    if (/(crash|cluster|restart|root-folder|cli)[^/]*\.test\.js$/.test(f)) return 1;
-    return f.includes(`${path.sep}integration${path.sep}`) ? 2 : 3;
-  };
   const byName = [...files].sort((a, b) => a.localeCompare(b));
   const [browser, processes, integration, unit] = [0, 1, 2, 3].map((k) => byName.filter((f) => kind(f) === k));
   const alternated: string[] = [];
   for (let i = 0; i < Math.max(browser.length, processes.length); i++) alternated.push(...[browser[i], processes[i]].filter(Boolean));
   return [...alternated, ...integration, ...unit];
+}
+
+/**
+ * The processes to start, in order (startOrder): the files of a `unit` folder as one job, started
+ * before the other integration files (it is longer than any of them); every other file alone.
+ */
+export function jobs(files: string[], root = ROOT): Job[] {
+  const ordered = startOrder(files);
+  const alone = (f: string): Job => ({ name: path.relative(root, f), files: [f] });
+  const isUnit = (f: string): boolean => f.includes(`${path.sep}unit${path.sep}`);
+  const units = ordered.filter(isUnit);
+  if (units.length < 2) return ordered.map(alone);
+  const single = ordered.filter((f) => !isUnit(f)).map(alone);
+  const group = { name: `${path.relative(root, path.dirname(units[0]))} (${units.length} files in one process)`, files: units };
+  const at = single.findIndex((j) => kind(j.files[0]) === 2);
+  single.splice(at < 0 ? single.length : at, 0, group);
+  return single;
 }
 
 /** The root's counts line of a tap file (`# { total: 12, pass: 11, skip: 1 }`). */
@@ -74,10 +100,10 @@ function killAll(): void {
   for (const c of children) { try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* already gone */ } }
 }
 
-function runFile(file: string): Promise<Outcome> {
+function runJob(job: Job): Promise<Outcome> {
   const started = Date.now();
   // Its own process group, so a timeout or an interrupted run takes the servers it started with it.
-  const child = spawn(process.execPath, [file], {
+  const child = spawn(process.execPath, job.files.length === 1 ? job.files : [GROUP, ...job.files], {
     cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, TAP_TIMEOUT: String(TIMEOUT_S) },
   });
@@ -95,34 +121,35 @@ function runFile(file: string): Promise<Outcome> {
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       children.delete(child);
-      resolve({ file, code, signal, ms: Date.now() - started, output: Buffer.concat(chunks).toString(), timedOut });
+      resolve({ job, code, signal, ms: Date.now() - started, output: Buffer.concat(chunks).toString(), timedOut });
     });
   });
 }
 
 function save(o: Outcome): void {
-  const to = path.join(RESULTS, `${path.relative(ROOT, o.file)}.tap`);
+  const to = path.join(RESULTS, `${o.job.files.length === 1 ? path.relative(ROOT, o.job.files[0]) : path.relative(ROOT, path.dirname(o.job.files[0]))}.tap`);
   mkdirSync(path.dirname(to), { recursive: true });
   writeFileSync(to, o.output);
 }
 
 async function main(): Promise<number> {
   const given = process.argv.slice(2);
-  const files = startOrder(given.length ? given.map((f) => path.resolve(f)) : listTests(DIST_TEST));
+  const files = given.length ? given.map((f) => path.resolve(f)) : listTests(DIST_TEST);
+  const all = jobs(files);
   const started = Date.now();
-  const queue = [...files];
+  const queue = [...all];
   const failed: Outcome[] = [];
   const totals: Record<string, number> = {};
   const skipped: string[] = [];
-  console.log(`# ${files.length} files, ${Math.min(JOBS, files.length)} at once, ${TIMEOUT_S} s each at most`);
+  console.log(`# ${files.length} files in ${all.length} processes, ${Math.min(JOBS, all.length)} at once, ${TIMEOUT_S} s each at most`);
   const lane = async (): Promise<void> => {
-    for (let file = queue.shift(); file; file = queue.shift()) {
-      const o = await runFile(file);
+    for (let job = queue.shift(); job; job = queue.shift()) {
+      const o = await runJob(job);
       save(o);
       const c = counts(o.output);
       for (const [k, v] of Object.entries(c)) totals[k] = (totals[k] ?? 0) + v;
       const ok = o.code === 0 && !o.timedOut;
-      const name = path.relative(ROOT, file);
+      const name = job.name;
       const reasons = skipReasons(o.output);
       if (reasons.length) skipped.push(`${name}: ${reasons.join('; ')}`);
       const what = c.total === 0 && reasons.length ? 'skipped' : `${c.pass ?? 0} pass${c.fail ? `, ${c.fail} fail` : ''}${c.skip ? `, ${c.skip} skip` : ''}`;
@@ -134,11 +161,11 @@ async function main(): Promise<number> {
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(JOBS, files.length) }, lane));
+  await Promise.all(Array.from({ length: Math.min(JOBS, all.length) }, lane));
   const took = ((Date.now() - started) / 1000).toFixed(0);
   if (skipped.length) console.log(`# skips, with their reasons:\n${skipped.map((s) => `#   ${s}`).join('\n')}`);
-  console.log(`# ${files.length - failed.length} of ${files.length} files passed in ${took} s; asserts: ${JSON.stringify(totals)}`);
-  if (failed.length) console.log(`# failed:\n${failed.map((o) => `#   ${path.relative(ROOT, o.file)}`).join('\n')}`);
+  console.log(`# ${all.length - failed.length} of ${all.length} processes passed in ${took} s; asserts: ${JSON.stringify(totals)}`);
+  if (failed.length) console.log(`# failed:\n${failed.map((o) => `#   ${o.job.name}`).join('\n')}`);
   return failed.length ? 1 : 0;
 }
 

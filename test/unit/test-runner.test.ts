@@ -7,10 +7,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { counts, skipReasons, startOrder } from '../runner.js';
+import { counts, jobs, skipReasons, startOrder } from '../runner.js';
 
 const RUNNER = fileURLToPath(new URL('../runner.js', import.meta.url));
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/runner/${name}.test.js`, import.meta.url));
+const units = [fixture('unit/first'), fixture('unit/second')];
 
 function run(files: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
@@ -31,7 +32,7 @@ t.test('every file passing: exit 0, the counts added up, the skip and its reason
   t.equal(r.code, 0, r.out);
   t.match(r.out, /^ok +[\d.]+ s +dist\/test\/fixtures\/runner\/passes\.test\.js +\(2 pass, 1 skip\)$/m);
   t.match(r.out, /needs something absent/);
-  t.match(r.out, /1 of 1 files passed/);
+  t.match(r.out, /1 of 1 processes passed/);
 });
 
 t.test('one failing file fails the run and its whole output is printed', async (t) => {
@@ -39,7 +40,7 @@ t.test('one failing file fails the run and its whole output is printed', async (
   t.equal(r.code, 1);
   t.match(r.out, /^FAILED .*fails\.test\.js +\(1 pass, 1 fail\)$/m);
   t.match(r.out, /not ok \d+ - arithmetic the runner must report as failed/);
-  t.match(r.out, /1 of 2 files passed/);
+  t.match(r.out, /1 of 2 processes passed/);
   t.match(r.out, /# failed:\n# +dist\/test\/fixtures\/runner\/fails\.test\.js/);
 });
 
@@ -71,4 +72,23 @@ t.test('browser files alternate with those of several processes, then the other 
   const files = ['unit/a', 'integration/b', 'integration/x-crash', 'e2e/c', 'e2e/d', 'e2e/e', 'integration/y-cluster'].map((f) => `dist/test/${f}.test.js`);
   t.same(startOrder(files).map((f) => f.slice('dist/test/'.length, -'.test.js'.length)),
     ['e2e/c', 'integration/x-crash', 'e2e/d', 'integration/y-cluster', 'e2e/e', 'integration/b', 'unit/a']);
+});
+
+t.test('the unit files run in one process, before the other integration files', async (t) => {
+  const files = ['unit/a', 'integration/b', 'integration/x-crash', 'e2e/c', 'unit/z'].map((f) => `/r/dist/test/${f}.test.js`);
+  t.same(jobs(files, '/r').map((j) => j.name), ['dist/test/e2e/c.test.js', 'dist/test/integration/x-crash.test.js', 'dist/test/unit (2 files in one process)', 'dist/test/integration/b.test.js']);
+  t.same(jobs(files, '/r')[2].files, ['/r/dist/test/unit/a.test.js', '/r/dist/test/unit/z.test.js']);
+  t.same(jobs(['/r/dist/test/unit/a.test.js'], '/r').map((j) => j.name), ['dist/test/unit/a.test.js'], 'one unit file runs alone');
+  const r = await run(units);
+  t.equal(r.code, 0, r.out);
+  t.match(r.out, /^ok +[\d.]+ s +dist\/test\/fixtures\/runner\/unit \(2 files in one process\) +\(3 pass\)$/m);
+  t.match(r.out, /1 of 1 processes passed/);
+});
+
+t.test('a failure in a group fails the run, and its output names the file', async (t) => {
+  const r = await run(units, { RUNNER_FIXTURE_FAIL: '1' });
+  t.equal(r.code, 1);
+  t.match(r.out, /^FAILED .*unit \(2 files in one process\) +\(2 pass, 1 fail\)$/m);
+  t.match(r.out, /not ok \d+ - arithmetic a failing group must report/);
+  t.match(r.out, /fileName: dist\/test\/fixtures\/runner\/unit\/second\.test\.js/);
 });
