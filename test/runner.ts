@@ -13,7 +13,7 @@
 //   TEST_JOBS=n   files at once (default: the cores + 2, at most 4; the crash and cluster files mostly wait)
 //   TAP_TIMEOUT=s each file's deadline in seconds (default 600); the file reports its open handles
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,19 +63,41 @@ export function startOrder(files: string[]): string[] {
 }
 
 /**
- * The processes to start, in order (startOrder): the files of a `unit` folder as one job, started
- * before the other integration files (it is longer than any of them); every other file alone.
+ * Whether a file may run in a group (test/group.ts): a unit file, or an integration file that
+ * starts no process (not a browser, crash, cluster or CLI file, nor one that imports what starts
+ * servers or other programs as processes: they would live until the group's end), never skips itself whole
+ * (`t.plan(0, …)` would end the group's root), awaits no test at its top level (group.ts waits for
+ * a file's top level before its tests run) and does not say `runner: alone` (a file whose tests
+ * need a server of their own: they close it, or count what every test on it did).
  */
-export function jobs(files: string[], root = ROOT): Job[] {
+const STARTS_PROCESSES = /helpers\/(child|cluster)\.js'|\/rig\/|'node:child_process'/;
+
+export function groupable(file: string, text: string): boolean {
+  if (kind(file) === 3) return file.includes(`${path.sep}unit${path.sep}`);
+  return kind(file) === 2 && !STARTS_PROCESSES.test(text) && !/\bt\.plan\(/.test(text) && !/^await t\.test\(/m.test(text) && !/runner: alone\b/.test(text);
+}
+
+/**
+ * The processes to start, in order (startOrder): the groupable unit files as one job and the
+ * groupable integration files as `lanes` jobs (by name, in turn), all started before the
+ * integration files that run alone (each group is longer than any of them); every other file alone.
+ */
+export function jobs(files: string[], root = ROOT, lanes = JOBS, read = (f: string) => readFileSync(f, 'utf8')): Job[] {
   const ordered = startOrder(files);
   const alone = (f: string): Job => ({ name: path.relative(root, f), files: [f] });
-  const isUnit = (f: string): boolean => f.includes(`${path.sep}unit${path.sep}`);
-  const units = ordered.filter(isUnit);
-  if (units.length < 2) return ordered.map(alone);
-  const single = ordered.filter((f) => !isUnit(f)).map(alone);
-  const group = { name: `${path.relative(root, path.dirname(units[0]))} (${units.length} files in one process)`, files: units };
-  const at = single.findIndex((j) => kind(j.files[0]) === 2);
-  single.splice(at < 0 ? single.length : at, 0, group);
+  const inGroup = new Set(ordered.filter((f) => groupable(f, read(f))));
+  const units = ordered.filter((f) => inGroup.has(f) && kind(f) === 3);
+  const integration = ordered.filter((f) => inGroup.has(f) && kind(f) === 2);
+  const named = (fs: string[], label: string): Job => ({ name: `${path.relative(root, path.dirname(fs[0]))}${label} (${fs.length} files in one process)`, files: fs });
+  const n = Math.min(lanes, Math.floor(integration.length / 2));
+  const groups = [
+    ...Array.from({ length: n }, (_, i) => named(integration.filter((_, j) => j % n === i), n > 1 ? `, group ${i + 1} of ${n}` : '')),
+    ...(units.length > 1 ? [named(units, '')] : []),
+  ];
+  const grouped = new Set(groups.flatMap((g) => g.files));
+  const single = ordered.filter((f) => !grouped.has(f)).map(alone);
+  const at = single.findIndex((j) => kind(j.files[0]) >= 2);
+  single.splice(at < 0 ? single.length : at, 0, ...groups);
   return single;
 }
 
@@ -127,7 +149,7 @@ function runJob(job: Job): Promise<Outcome> {
 }
 
 function save(o: Outcome): void {
-  const to = path.join(RESULTS, `${o.job.files.length === 1 ? path.relative(ROOT, o.job.files[0]) : path.relative(ROOT, path.dirname(o.job.files[0]))}.tap`);
+  const to = path.join(RESULTS, `${o.job.name.replace(/ \(.*$/, '').replace(/, /g, '-').replace(/ /g, '-')}.tap`);
   mkdirSync(path.dirname(to), { recursive: true });
   writeFileSync(to, o.output);
 }

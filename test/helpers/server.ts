@@ -40,6 +40,31 @@ interface Tap { teardown(fn: () => unknown): void }
  * its count (the crash and cluster tests' child servers take the machine's, as in production).
  * `opts.log`: the server's logger (default: silent, so no access lines either); a capturing one sees the access lines too. */
 export async function startTestServer(t: Tap | null, env: Record<string, string> = {}, opts: { redis?: boolean; databaseUrl?: string; log?: Logger } = {}): Promise<TestServer> {
+  const group = testGroup();
+  if (!group) return newTestServer(t, env, opts);
+  // In a group of files (test/group.ts) a server of the default settings is one for all of them,
+  // closed at the group's end. Any other is the file's own, closed when the file's tests end (or
+  // with the test that started it): each holds Postgres connections, and they must not pile up.
+  if (Object.keys(env).length || Object.keys(opts).length) {
+    const own = await newTestServer(t, env, opts);
+    group.afterFile.push(own.close);
+    return own;
+  }
+  if (!sharedServer) {
+    const starting = newTestServer(null, {}, {});
+    sharedServer = starting;
+    group.atEnd.push(async () => (await starting).close());
+  }
+  return { ...(await sharedServer), close: async () => {} };
+}
+
+/** What test/group.ts offers the files it runs together: work for the end of each file, and of all. */
+interface TestGroup { afterFile: (() => Promise<void>)[]; atEnd: (() => Promise<void>)[] }
+const testGroup = (): TestGroup | undefined => (globalThis as { [GROUP]?: TestGroup })[GROUP];
+const GROUP = Symbol.for('payments-engine.test-group');
+let sharedServer: Promise<TestServer> | null = null;
+
+async function newTestServer(t: Tap | null, env: Record<string, string>, opts: { redis?: boolean; databaseUrl?: string; log?: Logger }): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-test-'));
   const database = !opts.databaseUrl && PG_URL ? await freshDatabase() : null;
   if (!opts.databaseUrl && !PG_URL && !env.DATABASE_URL) await seedEmbeddedCluster(dataDir);
@@ -47,6 +72,10 @@ export async function startTestServer(t: Tap | null, env: Record<string, string>
   const config = loadConfig({
     PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', WORKERS: '1', ADMIN_TOKEN: ADMIN, DEMO_MERCHANT: '0',
     DATA_DIR: dataDir, EXPIRY_POLL_MS: '200', KV_PREFIX: `t${suffix()}:`,
+    // Every test calls from 127.0.0.1, and a grouped file's server serves the whole group: the
+    // public per-address limit (600 a minute by default) would count them all as one payer.
+    // The tests of that limit set theirs.
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
     ...BUSY_MACHINE_DEADLINES,
     ...(opts.databaseUrl ?? database ? { DATABASE_URL: opts.databaseUrl ?? database!.url, CARD_FINGERPRINT_KEY: TEST_FINGERPRINT_KEY } : {}),
     ...(useRedis && REDIS_URL ? { REDIS_URL } : {}),

@@ -67,7 +67,7 @@ t.test('a body over the limit is 413 in the envelope', async (t) => {
 });
 
 t.test('nothing was stored by any bad request', async (t) => {
-  const { rows } = await s.db.query('SELECT count(*)::int AS n FROM payments');
+  const { rows } = await s.db.query('SELECT count(*)::int AS n FROM payments WHERE merchant_id = $1', [m.id]);
   t.equal(rows[0].n, 0);
 });
 

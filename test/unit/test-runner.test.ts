@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { counts, jobs, skipReasons, startOrder } from '../runner.js';
+import { counts, groupable, jobs, skipReasons, startOrder } from '../runner.js';
 
 const RUNNER = fileURLToPath(new URL('../runner.js', import.meta.url));
 const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/runner/${name}.test.js`, import.meta.url));
@@ -76,19 +76,48 @@ t.test('browser files alternate with those of several processes, then the other 
 
 t.test('the unit files run in one process, before the other integration files', async (t) => {
   const files = ['unit/a', 'integration/b', 'integration/x-crash', 'e2e/c', 'unit/z'].map((f) => `/r/dist/test/${f}.test.js`);
-  t.same(jobs(files, '/r').map((j) => j.name), ['dist/test/e2e/c.test.js', 'dist/test/integration/x-crash.test.js', 'dist/test/unit (2 files in one process)', 'dist/test/integration/b.test.js']);
-  t.same(jobs(files, '/r')[2].files, ['/r/dist/test/unit/a.test.js', '/r/dist/test/unit/z.test.js']);
-  t.same(jobs(['/r/dist/test/unit/a.test.js'], '/r').map((j) => j.name), ['dist/test/unit/a.test.js'], 'one unit file runs alone');
+  const read = () => '';
+  t.same(jobs(files, '/r', 4, read).map((j) => j.name), ['dist/test/e2e/c.test.js', 'dist/test/integration/x-crash.test.js', 'dist/test/unit (2 files in one process)', 'dist/test/integration/b.test.js']);
+  t.same(jobs(files, '/r', 4, read)[2].files, ['/r/dist/test/unit/a.test.js', '/r/dist/test/unit/z.test.js']);
+  t.same(jobs(['/r/dist/test/unit/a.test.js'], '/r', 4, read).map((j) => j.name), ['dist/test/unit/a.test.js'], 'one unit file runs alone');
   const r = await run(units);
   t.equal(r.code, 0, r.out);
-  t.match(r.out, /^ok +[\d.]+ s +dist\/test\/fixtures\/runner\/unit \(2 files in one process\) +\(3 pass\)$/m);
+  t.match(r.out, /^ok +[\d.]+ s +dist\/test\/fixtures\/runner\/unit \(2 files in one process\) +\(7 pass\)$/m);
   t.match(r.out, /1 of 1 processes passed/);
 });
 
 t.test('a failure in a group fails the run, and its output names the file', async (t) => {
   const r = await run(units, { RUNNER_FIXTURE_FAIL: '1' });
   t.equal(r.code, 1);
-  t.match(r.out, /^FAILED .*unit \(2 files in one process\) +\(2 pass, 1 fail\)$/m);
+  t.match(r.out, /^FAILED .*unit \(2 files in one process\) +\(6 pass, 1 fail\)$/m);
   t.match(r.out, /not ok \d+ - arithmetic a failing group must report/);
   t.match(r.out, /fileName: dist\/test\/fixtures\/runner\/unit\/second\.test\.js/);
+});
+
+t.test('integration files that start no process share groups, as many as the lanes; the others run alone', async (t) => {
+  const names = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'];
+  const files = names.map((n) => `/r/dist/test/integration/${n}.test.js`);
+  const texts: Record<string, string> = {
+    g: "import { startCluster } from '../helpers/cluster.js';",
+    h: "if (!PG_URL) {\n    t.plan(0, 'skipped: needs DATABASE_URL');\n}",
+    i: "// runner: alone (it counts every request the server saw)",
+    f: "import { spawn } from 'node:child_process';",
+  };
+  const read = (f: string) => texts[path.basename(f, '.test.js')] ?? "const s = await startTestServer(t);\nt.test('x', async () => {});";
+  const all = jobs(files, '/r', 2, read);
+  t.same(all.map((j) => j.name), [
+    'dist/test/integration, group 1 of 2 (3 files in one process)', 'dist/test/integration, group 2 of 2 (2 files in one process)',
+    'dist/test/integration/f.test.js', 'dist/test/integration/g.test.js', 'dist/test/integration/h.test.js', 'dist/test/integration/i.test.js',
+  ]);
+  t.same(all[0].files.map((f) => path.basename(f, '.test.js')), ['a', 'c', 'e'], 'by name, in turn');
+  t.notOk(groupable('/r/dist/test/integration/s.test.js', "await t.test('first', async () => {});"), 'a file awaiting a test at its top level runs alone');
+  t.notOk(groupable('/r/dist/test/e2e/p-browser.test.js', ''), 'a browser file runs alone');
+  t.notOk(groupable('/r/dist/test/integration/x-cluster.test.js', ''), 'a cluster file runs alone');
+  t.ok(groupable('/r/dist/test/unit/u.test.js', 'await t.test("x", async () => {})'), 'a unit file is grouped');
+});
+
+t.test('a grouped integration file shares the default server with the next; a server of its own settings is closed after it', { skip: process.env.DATABASE_URL ? false : 'needs DATABASE_URL (the fixtures start servers)' }, async (t) => {
+  const r = await run([fixture('integration/shares-a'), fixture('integration/shares-b')], { TEST_JOBS: '1' });
+  t.equal(r.code, 0, r.out);
+  t.match(r.out, /^ok +[\d.]+ s +dist\/test\/fixtures\/runner\/integration \(2 files in one process\)/m);
 });
