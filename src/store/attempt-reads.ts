@@ -15,6 +15,7 @@ import { rowToCheckout, type CheckoutRow } from './checkout-repo.js';
 import { CONNECTOR_TRANSACTION_OF_P, REFUND_COUNT_OF_P, type GatewayExtras } from './gateway-payments-repo.js';
 import { rowToRefund, type RefundRow } from './refund-row.js';
 import { MS_TIMESTAMPS } from './timestamps.js';
+import { columns } from './columns.js';
 
 export interface BeforeAttemptQuery {
   paymentId: string;
@@ -46,7 +47,7 @@ export interface BeforeAttempt {
 
 // `k` carries each lookup's own key back; a payment that does not exist returns no row.
 const SQL = `
-SELECT q.k, p.*,
+SELECT q.k, ${columns('payments', 'p')},
   CASE WHEN q.want_ref THEN (SELECT a.result->>'ref' FROM connector_attempts a
      WHERE a.aggregate_id = p.id AND a.status = 'succeeded' AND a.operation NOT IN ('refund', 'capture', 'void')
      ORDER BY a.updated_at DESC LIMIT 1) END AS x_charge_ref,

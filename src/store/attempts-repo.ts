@@ -2,6 +2,7 @@
 // is one statement under the payment's version check (many payments' starts grouped in one); its
 // outcome is written by the payment's own update (payments-repo), in the statement that moves the payment.
 import type pg from 'pg';
+import { columns } from './columns.js';
 
 /**
  * The test that an attempt found by its id is still started, for the statements that settle it.
@@ -94,7 +95,7 @@ export const rowToAttempt = (r: Record<string, any>): Attempt => ({
 });
 
 export async function findAttempt(db: pg.Pool, id: string): Promise<Attempt | null> {
-  const res = await db.query({ name: 'attempt_by_id', text: 'SELECT * FROM connector_attempts WHERE id = $1', values: [id] });
+  const res = await db.query({ name: 'attempt_by_id', text: `SELECT ${columns('connector_attempts')} FROM connector_attempts WHERE id = $1`, values: [id] });
   return res.rows[0] ? rowToAttempt(res.rows[0]) : null;
 }
 

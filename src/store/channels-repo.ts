@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { Branding, Channel, ChannelRef, ChannelReferences, ChannelStatus } from '../domain/channel.js';
 import { prefixedId } from '../domain/ids.js';
 import { newSecret } from './webhooks-repo.js';
+import { columns } from './columns.js';
 
 interface ChannelRow {
   id: string; uuid: string; merchant_id: string; livemode: boolean; slug: string; name: string; status: ChannelStatus;
@@ -39,7 +40,7 @@ export async function findChannel(db: pg.Pool | pg.PoolClient, scope: Scope, ref
 export async function defaultChannelsOf(db: pg.Pool, scopes: Scope[]): Promise<Map<string, Channel>> {
   const res = await db.query<ChannelRow>({
     name: 'channels_default',
-    text: 'SELECT c.* FROM unnest($1::text[], $2::boolean[]) AS s(merchant_id, livemode) JOIN channels c ON c.merchant_id = s.merchant_id AND c.livemode = s.livemode AND c.is_default',
+    text: `SELECT ${columns('channels', 'c')} FROM unnest($1::text[], $2::boolean[]) AS s(merchant_id, livemode) JOIN channels c ON c.merchant_id = s.merchant_id AND c.livemode = s.livemode AND c.is_default`,
     values: [scopes.map((x) => x.merchantId), scopes.map((x) => x.livemode)],
   });
   return new Map(res.rows.map((r) => [scopeKey({ merchantId: r.merchant_id, livemode: r.livemode }), toChannel(r)]));

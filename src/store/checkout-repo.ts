@@ -5,6 +5,7 @@ import { OPEN, type CheckoutState } from '../domain/checkout.js';
 import { prefixedId } from '../domain/ids.js';
 import type { Payment } from '../domain/payment.js';
 import { rowToPayment, withoutNulls, type PaymentRow } from './payment-row.js';
+import { columns } from './columns.js';
 
 export interface PaymentWithCheckout { payment: Payment; checkout: CheckoutState }
 
@@ -16,7 +17,7 @@ export const rowToCheckout = (r: CheckoutRow): PaymentWithCheckout => ({ payment
 export const checkoutJson = (c: CheckoutState): string => JSON.stringify(withoutNulls(c));
 
 export async function loadCheckout(db: pg.Pool, id: string): Promise<PaymentWithCheckout | null> {
-  const res = await db.query<CheckoutRow>({ name: 'checkout_by_id', text: 'SELECT * FROM payments WHERE id = $1', values: [id] });
+  const res = await db.query<CheckoutRow>({ name: 'checkout_by_id', text: `SELECT ${columns('payments')} FROM payments WHERE id = $1`, values: [id] });
   return res.rows[0] ? rowToCheckout(res.rows[0]) : null;
 }
 

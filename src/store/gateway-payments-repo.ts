@@ -5,6 +5,7 @@ import type pg from 'pg';
 import type { StoredStatus } from '../domain/gateway-payment.js';
 import { rowToCheckout, type CheckoutRow, type PaymentWithCheckout } from './checkout-repo.js';
 import { MS_TIMESTAMPS } from './timestamps.js';
+import { columns } from './columns.js';
 
 export interface GatewayExtras { refundCount: number; connectorTransactionId: string | null }
 export interface GatewayPaymentRead extends PaymentWithCheckout, GatewayExtras {}
@@ -16,7 +17,7 @@ export const REFUND_COUNT_OF_P = `(SELECT count(*)::int FROM refunds r WHERE r.p
 export const CONNECTOR_TRANSACTION_OF_P = `(SELECT a.id FROM connector_attempts a WHERE a.aggregate_id = p.id AND a.operation NOT IN ('refund', 'capture', 'void')
      AND a.status IN ('succeeded', 'action_required') ORDER BY a.created_at DESC LIMIT 1)`;
 
-const SELECT = `SELECT p.*, ${REFUND_COUNT_OF_P} AS refund_count, ${CONNECTOR_TRANSACTION_OF_P} AS connector_transaction_id`;
+const SELECT = `SELECT ${columns('payments', 'p')}, ${REFUND_COUNT_OF_P} AS refund_count, ${CONNECTOR_TRANSACTION_OF_P} AS connector_transaction_id`;
 
 const toRead = (r: Row): GatewayPaymentRead => ({ ...rowToCheckout(r), refundCount: r.refund_count, connectorTransactionId: r.connector_transaction_id });
 

@@ -2,6 +2,7 @@
 // settling of a link payment is written by the payment's own update (payments-repo, UPDATE_SQL).
 import type pg from 'pg';
 import type { Link } from '../domain/link.js';
+import { columns } from './columns.js';
 
 interface LinkRow {
   id: string; merchant_id: string; livemode: boolean; type: string; amount: string | number | null; currency: string;
@@ -41,13 +42,13 @@ export async function insertLink(db: pg.Pool, l: Link): Promise<{ kind: 'created
 }
 
 export async function findLink(db: pg.Pool, id: string): Promise<Link | null> {
-  const res = await db.query<LinkRow>({ name: 'link_by_id', text: 'SELECT * FROM links WHERE id = $1', values: [id] });
+  const res = await db.query<LinkRow>({ name: 'link_by_id', text: `SELECT ${columns('links')} FROM links WHERE id = $1`, values: [id] });
   return res.rows[0] ? rowToLink(res.rows[0]) : null;
 }
 
 export async function findLinkByIdempotencyKey(db: pg.Pool, merchantId: string, livemode: boolean, key: string): Promise<Link | null> {
   const res = await db.query<LinkRow>({
-    name: 'link_by_idem', text: 'SELECT * FROM links WHERE merchant_id = $1 AND livemode = $2 AND idempotency_key = $3', values: [merchantId, livemode, key],
+    name: 'link_by_idem', text: `SELECT ${columns('links')} FROM links WHERE merchant_id = $1 AND livemode = $2 AND idempotency_key = $3`, values: [merchantId, livemode, key],
   });
   return res.rows[0] ? rowToLink(res.rows[0]) : null;
 }

@@ -1,5 +1,6 @@
 // SQL for merchants and their API keys. Only a SHA-256 hash of a key is stored.
 import type pg from 'pg';
+import { columns } from './columns.js';
 
 export interface Merchant {
   id: string; name: string; defaultCurrency: string; currencies: string[]; apiEnabled: boolean;
@@ -63,7 +64,7 @@ export async function insertMerchant(db: pg.Pool, m: Omit<Merchant, 'createdAt' 
 }
 
 export async function getMerchant(db: pg.Pool, id: string): Promise<Merchant | null> {
-  const res = await db.query<MerchantRow>({ name: 'merchant_by_id', text: 'SELECT * FROM merchants WHERE id = $1', values: [id] });
+  const res = await db.query<MerchantRow>({ name: 'merchant_by_id', text: `SELECT ${columns('merchants')} FROM merchants WHERE id = $1`, values: [id] });
   return res.rows[0] ? toMerchant(res.rows[0]) : null;
 }
 

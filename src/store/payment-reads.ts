@@ -12,6 +12,7 @@ import { gatewayRowsByIds, type GatewayPaymentRead } from './gateway-payments-re
 import { rowToCheckout, type CheckoutRow, type PaymentWithCheckout } from './checkout-repo.js';
 import { rowToPayment } from './payment-row.js';
 import { MS_TIMESTAMPS } from './timestamps.js';
+import { columns } from './columns.js';
 
 export interface PaymentReadsOptions {
   /** Ids per statement, at most (default 256). */
@@ -24,7 +25,7 @@ export interface PaymentReadsOptions {
 
 /** Rows of many payments by id, in one statement. */
 export async function paymentRowsByIds(db: pg.Pool, ids: string[]): Promise<Map<string, CheckoutRow>> {
-  const res = await db.query<CheckoutRow>({ name: 'payments_by_ids', text: 'SELECT * FROM payments WHERE id = ANY($1::text[])', values: [ids], types: MS_TIMESTAMPS });
+  const res = await db.query<CheckoutRow>({ name: 'payments_by_ids', text: `SELECT ${columns('payments')} FROM payments WHERE id = ANY($1::text[])`, values: [ids], types: MS_TIMESTAMPS });
   const out = new Map<string, CheckoutRow>();
   for (const r of res.rows) out.set(r.id, r);
   return out;

@@ -9,6 +9,7 @@ import { INSERT_COLUMNS, paymentToRecord, rowToPayment, type PaymentRow } from '
 import { checkoutJson } from './checkout-repo.js';
 import { due } from './test-clocks-repo.js';
 import { stillStarted, type AttemptStart } from './attempts-repo.js';
+import { columns } from './columns.js';
 
 const COLUMNS = INSERT_COLUMNS.join(', ');
 
@@ -111,14 +112,14 @@ async function insertSorted(db: pg.Pool, cs: PaymentCreate[]): Promise<(InsertOu
 export async function findByIdempotencyKey(db: pg.Pool, merchantId: string, livemode: boolean, key: string): Promise<Payment | null> {
   const res = await db.query<PaymentRow>({
     name: 'payment_by_idem',
-    text: 'SELECT * FROM payments WHERE merchant_id = $1 AND livemode = $2 AND idempotency_key = $3',
+    text: `SELECT ${columns('payments')} FROM payments WHERE merchant_id = $1 AND livemode = $2 AND idempotency_key = $3`,
     values: [merchantId, livemode, key],
   });
   return res.rows[0] ? rowToPayment(res.rows[0]) : null;
 }
 
 export async function findPayment(db: pg.Pool, id: string): Promise<Payment | null> {
-  const res = await db.query<PaymentRow>({ name: 'payment_by_id', text: 'SELECT * FROM payments WHERE id = $1', values: [id] });
+  const res = await db.query<PaymentRow>({ name: 'payment_by_id', text: `SELECT ${columns('payments')} FROM payments WHERE id = $1`, values: [id] });
   return res.rows[0] ? rowToPayment(res.rows[0]) : null;
 }
 
@@ -126,7 +127,7 @@ export async function findPayment(db: pg.Pool, id: string): Promise<Payment | nu
 export async function findPaymentByOrder(db: pg.Pool, merchantId: string, livemode: boolean, orderId: string): Promise<Payment | null> {
   const res = await db.query<PaymentRow>({
     name: 'payment_by_order',
-    text: `SELECT * FROM payments WHERE order_id = $1 AND merchant_id = $2 AND livemode = $3 AND session IS NULL
+    text: `SELECT ${columns('payments')} FROM payments WHERE order_id = $1 AND merchant_id = $2 AND livemode = $3 AND session IS NULL
            ORDER BY created_at DESC, id DESC LIMIT 1`,
     values: [orderId, merchantId, livemode],
   });

@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { eventId } from '../domain/ids.js';
 import type { MaskedDestination, Payout, PayoutFailure, PayoutKeyHolds, PayoutRefusal, PayoutStatus } from '../domain/payout.js';
 import { stillStarted, type AttemptStart } from './attempts-repo.js';
+import { columns } from './columns.js';
 
 const iso = (v: number) => new Date(v).toISOString();
 const ms = (v: Date | string): number => (v instanceof Date ? v.getTime() : Date.parse(v));
@@ -215,7 +216,7 @@ export async function settlePayouts(db: pg.Pool, ss: PayoutSettlement[]): Promis
 }
 
 export async function findPayout(db: pg.Pool, id: string): Promise<Payout | null> {
-  const res = await db.query<PayoutRow>({ name: 'payout_by_id', text: 'SELECT * FROM payouts WHERE id = $1', values: [id] });
+  const res = await db.query<PayoutRow>({ name: 'payout_by_id', text: `SELECT ${columns('payouts')} FROM payouts WHERE id = $1`, values: [id] });
   return res.rows[0] ? rowToPayout(res.rows[0]) : null;
 }
 
@@ -223,10 +224,8 @@ export async function findPayout(db: pg.Pool, id: string): Promise<Payout | null
 export async function findPayoutKey(db: pg.Pool, merchantId: string, livemode: boolean, key: string): Promise<PayoutKeyHolds | null> {
   const res = await db.query<PayoutRow & { key_hash: string; refusal: { code: 'insufficient_balance'; available: number; currency: string; request_id: string } | null }>({
     name: 'payout_key_holds',
-    // The payout's columns by name, not p.*: a named statement's result shape must not change when
-    // a later migration adds a column (a cached plan would fail until the process restarts).
-    text: `SELECT k.request_hash AS key_hash, k.refusal, p.id, p.merchant_id, p.livemode, p.amount, p.currency, p.status, p.destination, p.failure,
-             p.metadata, p.attempt_id, p.connector_ref, p.request_id, p.idempotency_key, p.request_hash, p.created_at, p.updated_at
+    // The payout's columns by name, not p.* (columns.ts).
+    text: `SELECT k.request_hash AS key_hash, k.refusal, ${columns('payouts', 'p')}
            FROM payout_keys k LEFT JOIN payouts p ON p.id = k.payout_id
            WHERE k.merchant_id = $1 AND k.livemode = $2 AND k.idempotency_key = $3`,
     values: [merchantId, livemode, key],
@@ -248,7 +247,7 @@ export async function findPayoutKey(db: pg.Pool, merchantId: string, livemode: b
 export async function listPayouts(db: pg.Pool, q: { merchantId: string; livemode: boolean; status: PayoutStatus | null; limit: number; offset: number }): Promise<{ payouts: Payout[]; total: number }> {
   const res = await db.query<PayoutRow & { total: string }>({
     name: 'payouts_list',
-    text: `SELECT *, count(*) OVER () AS total FROM payouts
+    text: `SELECT ${columns('payouts')}, count(*) OVER () AS total FROM payouts
            WHERE merchant_id = $1 AND livemode = $2 AND ($3::text IS NULL OR status = $3)
            ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
     values: [q.merchantId, q.livemode, q.status, q.limit, q.offset],

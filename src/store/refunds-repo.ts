@@ -11,6 +11,7 @@ import type { Refund } from '../domain/refund.js';
 import { MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
 import { stillStarted, type AttemptStart } from './attempts-repo.js';
 import { rowToRefund, type RefundRow } from './refund-row.js';
+import { columns } from './columns.js';
 
 const iso = (v: number) => new Date(v).toISOString();
 
@@ -196,7 +197,7 @@ export async function dropRefund(db: pg.Pool, paymentId: string, expectedVersion
 }
 
 export async function findRefundByAttempt(db: pg.Pool, attemptId: string): Promise<Refund | null> {
-  const res = await db.query<RefundRow>({ name: 'refund_by_attempt', text: 'SELECT * FROM refunds WHERE attempt_id = $1', values: [attemptId] });
+  const res = await db.query<RefundRow>({ name: 'refund_by_attempt', text: `SELECT ${columns('refunds')} FROM refunds WHERE attempt_id = $1`, values: [attemptId] });
   return res.rows[0] ? rowToRefund(res.rows[0]) : null;
 }
 
@@ -207,7 +208,7 @@ export async function findRefundByAttempt(db: pg.Pool, attemptId: string): Promi
 export async function listRefunds(db: pg.Pool, paymentId: string, limit: number, startingAfter: string | null = null): Promise<{ refunds: Refund[]; hasMore: boolean } | null> {
   const res = await db.query<RefundRow>({
     name: 'refunds_of_payment',
-    text: `SELECT r.* FROM refunds r
+    text: `SELECT ${columns('refunds', 'r')} FROM refunds r
            WHERE r.payment_id = $1
              AND ($3::text IS NULL OR (r.created_at, r.id) < (SELECT c.created_at, c.id FROM refunds c WHERE c.id = $3 AND c.payment_id = $1))
            ORDER BY r.created_at DESC, r.id DESC LIMIT $2`,

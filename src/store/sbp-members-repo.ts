@@ -2,6 +2,7 @@
 // src/http/sbp-list.ts) and of the submit-method whitelist (read here directly, always exact).
 import type pg from 'pg';
 import type { SbpMember } from '../domain/sbp-member.js';
+import { columns } from './columns.js';
 
 /** A stored row as the operator sees it: the public record plus its switch and timestamps. */
 export interface SbpMemberRecord extends SbpMember {
@@ -28,7 +29,7 @@ const toRecord = (r: Row): SbpMemberRecord => ({
 export async function listActiveSbpMembers(db: pg.Pool): Promise<SbpMember[]> {
   const res = await db.query<Row>({
     name: 'sbp_members_active',
-    text: 'SELECT * FROM sbp_members WHERE active ORDER BY is_popular DESC, display_order, member_id',
+    text: `SELECT ${columns('sbp_members')} FROM sbp_members WHERE active ORDER BY is_popular DESC, display_order, member_id`,
   });
   return res.rows.map(toMember);
 }
