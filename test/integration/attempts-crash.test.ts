@@ -15,8 +15,12 @@ if (!PG_URL) {
 }
 
 
-/** A recovery claim is leased for 30 s: a claim taken by a dying process (or one whose shard was restarting) is retried after it. */
-const RECOVERY_WAIT_MS = 60_000;
+/**
+ * A recovery claim is leased for 30 s: a claim taken by a dying process (or one whose shard was
+ * restarting, or whose status query to the bank went unanswered on a loaded machine) is retried
+ * after it. Four leases: 60 s ran out once in CI with other test files and three servers on two cores.
+ */
+const RECOVERY_WAIT_MS = 120_000;
 const call = callChild;
 
 const cluster = await startCluster(t, 'att', { ATTEMPT_RECOVERY_AFTER_MS: '3000', ATTEMPT_RECOVERY_POLL_MS: '100' });

@@ -18,7 +18,7 @@ if (!PG_URL) {
 
 const call = callChild;
 /** A recovery claim is leased for 30 s: a claim taken by a dying process is retried after it. */
-const RECOVERY_WAIT_MS = 60_000;
+const RECOVERY_WAIT_MS = 120_000; // four 30 s recovery leases: a loaded CI machine has needed more than two (attempts-crash)
 const cluster = await startCluster(t, 'dpc', { ATTEMPT_RECOVERY_AFTER_MS: '3000', ATTEMPT_RECOVERY_POLL_MS: '100' });
 const { db } = cluster;
 const a = await cluster.start();
