@@ -35,6 +35,14 @@ t.test('metrics: request counts by route and status, latency histogram, actor ga
   t.match(r.text, /worker_alive\{shard="1"\} 1/);
 });
 
+t.test('each server in one process names its own base URL in its OpenAPI document', async (t) => {
+  const other = await startTestServer(t, { PUBLIC_BASE_URL: 'https://pay.other.example' });
+  const [mine, theirs] = await Promise.all([s, other].map((x) => x.request('GET', '/openapi.json')));
+  t.equal(theirs.body.servers[0].variables.base_url.default, 'https://pay.other.example');
+  t.equal(mine.body.servers[0].variables.base_url.default, s.srv.services.config.publicBaseUrl, 'the first server\'s document is not the second\'s');
+  await other.close();
+});
+
 t.test('OpenAPI 3.1 generated from the schemas validates', async (t) => {
   const r = await s.request('GET', '/openapi.json');
   t.equal(r.status, 200);

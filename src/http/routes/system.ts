@@ -53,10 +53,13 @@ async function metrics(ctx: Ctx, s: Services) {
   send(ctx, 200, body, CONTENT_TYPE);
 }
 
-let openApiCache: string | null = null;
+/** The document by the base URL it names: servers started in one process (src/index.ts) may differ. */
+const openApiCache = new Map<string, string>();
 function openapi(ctx: Ctx, s: Services) {
-  openApiCache ??= JSON.stringify(buildOpenApi(s.config.publicBaseUrl));
-  sendJson(ctx, 200, openApiCache);
+  const base = s.config.publicBaseUrl;
+  let doc = openApiCache.get(base);
+  if (doc === undefined) openApiCache.set(base, doc = JSON.stringify(buildOpenApi(base)));
+  sendJson(ctx, 200, doc);
 }
 
 export const systemRoutes: Route[] = [
