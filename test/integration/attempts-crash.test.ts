@@ -32,6 +32,20 @@ const b = await start();
 const m = await call(a, 'POST', '/internal/merchants', 'adm', { name: 'attempts', rate_limit_per_minute: 1000000, currencies: ['RUB'], default_currency: 'RUB' });
 const key = (await call(a, 'POST', `/internal/merchants/${m.body.id}/api-keys`, 'adm', { kind: 'merchant', mode: 'test' })).body.key as string;
 
+/**
+ * Waits until the payment reads `succeeded` through `via`; if it never does, the failure carries
+ * what the live processes logged about recovery and about the payment, and the attempt's row.
+ */
+async function recovered(via: typeof a, id: string): Promise<void> {
+  try {
+    await until('recovered', async () => (await status(via, id)) === 'succeeded', RECOVERY_WAIT_MS);
+  } catch (err) {
+    const lines = [a, b].flatMap((c, i) => c.output().split('\n').filter((l) => /recover|deadline|outcome/i.test(l) || l.includes(id)).slice(-20).map((l) => `${'ab'[i]}: ${l}`));
+    const rows = (await db.query('SELECT id, status, recover_lease, created_at, updated_at FROM connector_attempts WHERE aggregate_id = $1', [id])).rows;
+    throw new Error(`${(err as Error).message}\nattempts: ${JSON.stringify(rows)}\n${lines.join('\n')}`);
+  }
+}
+
 async function newPayment(): Promise<string> {
   const r = await call(a, 'POST', '/api/v2/payments', key, { amount: 4900, currency: 'RUB' });
   if (r.status !== 201) throw new Error(JSON.stringify(r.body));
@@ -70,7 +84,7 @@ t.test('a worker thread dies between the charge and the outcome write: recovery 
   const r = await call(c, 'POST', `/checkout/${id}/pay`, null, card(CARDS.success));
   t.equal(r.status, 503, 'the outcome is unknown to the process whose worker died');
   t.equal(r.body.error.code, 'OUTCOME_UNKNOWN');
-  await until('recovered', async () => (await status(a, id)) === 'succeeded', RECOVERY_WAIT_MS);
+  await recovered(a, id);
   t.same(await charges(id), { authorize_card: 1 }, 'charged once');
   t.equal(await openAttempts(id), 0, 'no attempt left open');
   const again = await call(b, 'POST', `/checkout/${id}/pay`, null, card(CARDS.success));
@@ -90,7 +104,7 @@ t.test('the same for a 3-D Secure completion', async (t) => {
     body: new URLSearchParams({ ref, answer: 'Y' }).toString(),
   });
   await answer.arrayBuffer();
-  await until('recovered', async () => (await status(b, id)) === 'succeeded', RECOVERY_WAIT_MS);
+  await recovered(b, id);
   t.same(await charges(id), { complete_challenge: 1 }, 'the challenge completed and charged once');
   t.equal(await openAttempts(id), 0);
   // The customer's browser repeats the answer (back button): the bank settles a challenge once.
@@ -106,7 +120,7 @@ t.test('a process killed (SIGKILL) after the charge: another process recovers it
   const c = await start({ FAILPOINTS: 'after-connector-call:kill' });
   const id = await newPayment();
   await sendUntilDead(t, c, () => call(c, 'POST', `/checkout/${id}/pay`, null, card(CARDS.success)), 'the connection dies with the process');
-  await until('recovered', async () => (await status(a, id)) === 'succeeded', RECOVERY_WAIT_MS);
+  await recovered(a, id);
   t.same(await charges(id), { authorize_card: 1 });
   t.equal(await openAttempts(id), 0);
 });
