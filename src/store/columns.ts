@@ -34,5 +34,11 @@ export type Table = keyof typeof COLUMNS;
 
 /** Every column of `table`, for a select list or RETURNING: `id, merchant_id, …`, or `p.id, p.merchant_id, …` with an alias. */
 export function columns(table: Table, alias?: string): string {
-  return COLUMNS[table].map((c) => (alias ? `${alias}.${c}` : c)).join(', ');
+  const key = `${table} ${alias ?? ''}`;
+  let list = joined.get(key);
+  if (list === undefined) joined.set(key, list = COLUMNS[table].map((c) => (alias ? `${alias}.${c}` : c)).join(', '));
+  return list;
 }
+
+/** Each list joined once: the reads that name them run on every request. */
+const joined = new Map<string, string>();
