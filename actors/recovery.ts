@@ -2,11 +2,18 @@
 // worker died between the call and the write, or the connector did not answer in time) and hands
 // each to its aggregate's actor, which asks the connector for that attempt's outcome and records it.
 // Any number of processes may run it: attempts are leased with FOR UPDATE SKIP LOCKED.
+//
+// Recoveries are handed on without waiting for one another (sweep-pipeline.ts, startFlowingSweep): a
+// recovery that is slow for a reason of its own (the bank does not answer its status query, another
+// transaction holds its payment's row) holds back neither the next claim nor the other attempts.
+// Waiting for a whole claim before the next one let a single slow attempt stop this process's
+// recovery until the actor's deadline, claim after claim (issue 25, session 22).
 import type pg from 'pg';
 import type { Logger } from '../src/log.js';
 import { claimStuckAttempts, shortenRecoveryLeases } from '../src/store/attempts-repo.js';
 import type { Dispatcher } from './dispatcher.js';
-import { startPeriodic, type Periodic } from './periodic.js';
+import type { Periodic } from './periodic.js';
+import { startFlowingSweep } from './sweep-pipeline.js';
 
 export interface RecoveryOptions {
   /** An attempt started longer ago than this, with no outcome, is recovered (longer than any connector call). */
@@ -20,26 +27,24 @@ export interface RecoveryOptions {
  */
 export const RECOVERY_LEASE_SECONDS = 30;
 export const RECOVERY_RETRY_SECONDS = 2;
+/** Claims of 100, at most 400 recoveries in flight per process (well under a shard's mailbox limit). */
+export const RECOVERY_SWEEP = { batch: 100, cap: 400 } as const;
 
 export function startRecovery(db: pg.Pool, dispatcher: Dispatcher, opts: RecoveryOptions, log: Logger): Periodic {
-  return startPeriodic('attempt recovery', opts.pollMs, log, async (self) => {
-    let settled = 0;
-    for (;;) {
-      const stuck = await claimStuckAttempts(db, opts.afterMs, 100, RECOVERY_LEASE_SECONDS);
-      const replies = await Promise.all(stuck.map((a) => dispatcher.send({ kind: 'attempt.recover', id: a.aggregateId, attemptId: a.id })));
-      const retry: string[] = [];
-      replies.forEach((r, i) => {
-        if (r.ok) settled++;
-        else {
-          retry.push(stuck[i].id);
-          log.warn({ attemptId: stuck[i].id, code: r.failure.code, retryInSeconds: RECOVERY_RETRY_SECONDS }, 'attempt recovery failed; it is tried again soon');
-        }
-      });
+  return startFlowingSweep('attempt recovery', opts.pollMs, log, {
+    ...RECOVERY_SWEEP,
+    claim: (limit) => claimStuckAttempts(db, opts.afterMs, limit, RECOVERY_LEASE_SECONDS),
+    async apply(a) {
+      const r = await dispatcher.send({ kind: 'attempt.recover', id: a.aggregateId, attemptId: a.id });
+      if (r.ok) return true;
+      log.warn({ attemptId: a.id, code: r.failure.code, retryInSeconds: RECOVERY_RETRY_SECONDS }, 'attempt recovery failed; it is tried again soon');
       // Recovery is safe to repeat (the bank's answer is asked again and recorded under the version
       // check), so a failed try needs no full lease: a second process may take it after the retry delay.
-      if (retry.length) await shortenRecoveryLeases(db, retry, RECOVERY_RETRY_SECONDS);
-      if (stuck.length < 100 || self.stopped) break;
-    }
-    return settled;
-  }, (n) => log.info({ recovered: n }, 'connector attempts recovered'));
+      await shortenRecoveryLeases(db, [a.id], RECOVERY_RETRY_SECONDS).catch((err: Error) =>
+        log.warn({ err, attemptId: a.id }, 'a failed recovery kept its full lease; it is tried again when that ends'));
+      return false;
+    },
+    report: (n) => log.info({ recovered: n }, 'connector attempts recovered'),
+    failed: (err) => log.error({ err }, 'attempt recovery failed past its own handling; the attempt is tried again when its lease ends'),
+  });
 }

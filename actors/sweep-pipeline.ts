@@ -4,6 +4,11 @@
 // in flight; a new batch is claimed once in flight falls to `lowWater`. The run ends when a claim
 // comes back short (nothing more is due now) or the owner stops, and it resolves only once every
 // item it claimed has finished: a caller that waits for the run waits for its work.
+//
+// A flowing sweep (startFlowingSweep) is for items that may each be slow for a reason of their own:
+// it hands them on and claims again without waiting for them, at most `cap` in flight.
+import type { Logger } from '../src/log.js';
+import { startPeriodic, type Periodic } from './periodic.js';
 
 export interface PipelineOptions<T> {
   /** Largest claim. */
@@ -52,4 +57,73 @@ export async function runPipeline<T>(o: PipelineOptions<T>): Promise<number> {
   }
   if (failed) throw (failed as { err: unknown }).err;
   return claimed;
+}
+
+/**
+ * Work handed on without waiting for it, for a sweep whose items may each be slow for a reason of
+ * their own (a bank that does not answer, a row another transaction holds): the sweep claims again
+ * as long as there is room, so one slow item never holds back the others. At most `cap` at once.
+ * Each item handles its own failures; one that still rejects is given to `onError` (to be logged),
+ * never left unhandled.
+ */
+export class Inflight {
+  private readonly items = new Set<Promise<void>>();
+
+  constructor(readonly cap: number, private readonly onError: (err: unknown) => void) {}
+
+  get size(): number { return this.items.size; }
+
+  /** How many more items may start now. */
+  get room(): number { return Math.max(0, this.cap - this.items.size); }
+
+  add(work: Promise<void>): void {
+    const p: Promise<void> = work.catch(this.onError).finally(() => { this.items.delete(p); });
+    this.items.add(p);
+  }
+
+  /** Resolves once nothing is in flight (items added meanwhile included). */
+  async drain(): Promise<void> {
+    while (this.items.size) await Promise.all([...this.items]);
+  }
+}
+
+export interface FlowingSweep<T> {
+  /** Largest claim, and most items in flight at once. */
+  batch: number;
+  cap: number;
+  /** Claims (and leases) up to `limit` items. */
+  claim(limit: number): Promise<T[]>;
+  /** Handles one item, its failures included: resolves true when the item is done for good. */
+  apply(item: T): Promise<boolean>;
+  /** Logs what finished since the last report (called when it is not 0). */
+  report(done: number): void;
+  /** Logs an item that rejected past its own handling (its lease brings it back). */
+  failed(err: unknown): void;
+}
+
+/**
+ * A periodic sweep (periodic.ts) that claims while it has room and hands every item on without
+ * waiting for it. Each run returns how many items finished since the previous one; stop() ends the
+ * claims, then waits for the items in flight.
+ */
+export function startFlowingSweep<T>(name: string, pollMs: number, log: Logger, o: FlowingSweep<T>): Periodic {
+  const inflight = new Inflight(o.cap, o.failed);
+  let done = 0;
+  const sweep = startPeriodic(name, pollMs, log, async (self) => {
+    for (;;) {
+      const limit = Math.min(o.batch, inflight.room);
+      if (limit === 0 || self.stopped) break;
+      const items = await o.claim(limit);
+      for (const item of items) inflight.add(o.apply(item).then((ok) => { if (ok) done++; }));
+      if (items.length < limit) break;
+    }
+    const n = done;
+    done = 0;
+    return n;
+  }, o.report);
+  return {
+    get stopped() { return sweep.stopped; },
+    tick: () => sweep.tick(),
+    async stop() { await sweep.stop(); await inflight.drain(); },
+  };
 }
