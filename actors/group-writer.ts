@@ -4,6 +4,9 @@
 // Each caller still gets its answer only after the statement holding its row has committed, and
 // each actor still has at most one write in flight (its mailbox), so ordering per id is unchanged.
 //
+// A statement that stays out long (a row it needs is locked by another transaction) does not hold the
+// rest: after `stalledMs` the writes waiting for it go in a statement of their own.
+//
 // A statement that fails as a whole was rolled back, so its group is split in halves and each half
 // is tried again: one bad row fails alone and never takes unrelated writes with it. A failure that
 // leaves the outcome unknown (the connection to the database broke, a timeout) is not retried: its
@@ -25,7 +28,17 @@ export interface GroupWriterOptions {
   groupFirst?: boolean;
   /** Whether a failed statement may have committed (so it must not be retried blindly). */
   ambiguous?: (err: unknown) => boolean;
+  /**
+   * With groupFirst: when a statement has been in flight this long (ms), the writes waiting for it
+   * go in a statement of their own, partial batch or not. A statement that waits on a row another
+   * transaction holds (an operator's session, a long lock) otherwise held every other write of the
+   * shard until Postgres cancelled it (statement_timeout, 5 s by default; session 22). 0: never.
+   */
+  stalledMs?: number;
 }
+
+/** The default stalledMs: far above a grouped statement's time under load, far below a statement timeout. */
+export const STALLED_STATEMENT_MS = 250;
 
 export class GroupWriter<I, O> {
   private queue: Pending<I, O>[] = [];
@@ -36,6 +49,10 @@ export class GroupWriter<I, O> {
   private readonly maxBatch: number;
   private readonly groupFirst: boolean;
   private readonly ambiguous: (err: unknown) => boolean;
+  private readonly stalledMs: number;
+  /** When each statement in flight started (performance.now()), for the stall check. */
+  private readonly started = new Set<{ at: number }>();
+  private stallTimer: NodeJS.Timeout | null = null;
 
   /** `write` answers each item in order: its outcome, or an Error that fails that item alone. */
   constructor(private readonly write: (items: I[]) => Promise<(O | Error)[]>, opts: GroupWriterOptions = {}) {
@@ -43,6 +60,7 @@ export class GroupWriter<I, O> {
     this.maxBatch = opts.maxBatch ?? 64;
     this.groupFirst = opts.groupFirst ?? false;
     this.ambiguous = opts.ambiguous ?? (() => true);
+    this.stalledMs = opts.stalledMs ?? STALLED_STATEMENT_MS;
   }
 
   submit(item: I): Promise<O> {
@@ -51,7 +69,25 @@ export class GroupWriter<I, O> {
       if (!this.groupFirst) { if (this.inflight < this.maxInflight) void this.drain(); return; }
       if (this.inflight === 0 && !this.starting) { this.starting = true; setImmediate(this.start); }
       else if (this.inflight > 0 && this.inflight < this.maxInflight && this.queue.length >= this.maxBatch) void this.drain();
+      else if (this.inflight > 0) this.watchStall();
     });
+  }
+
+  /** Starts a statement for the waiting writes once the oldest statement in flight has been out stalledMs. */
+  private watchStall(): void {
+    if (this.stallTimer || this.stalledMs <= 0) return;
+    let oldest = Infinity;
+    for (const s of this.started) oldest = Math.min(oldest, s.at);
+    if (oldest === Infinity) return;
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = null;
+      if (this.queue.length === 0 || this.inflight === 0) return;
+      let first = Infinity;
+      for (const s of this.started) first = Math.min(first, s.at);
+      if (performance.now() - first >= this.stalledMs) { if (this.inflight < this.maxInflight) void this.drain(true); }
+      else this.watchStall();
+    }, Math.max(1, oldest + this.stalledMs - performance.now()));
+    this.stallTimer.unref();
   }
 
   private starting = false;
@@ -60,16 +96,20 @@ export class GroupWriter<I, O> {
     if (this.inflight === 0) void this.drain();
   };
 
-  private async drain(): Promise<void> {
+  /** `stalled`: started because a statement in flight stalled; it takes one batch, partial or not. */
+  private async drain(stalled = false): Promise<void> {
     this.inflight++;
     try {
-      while (this.queue.length > 0) {
+      for (let first = true; this.queue.length > 0; first = false) {
         // A spare statement stops at a partial batch while another is in flight: that one takes it.
-        if (this.groupFirst && this.inflight > 1 && this.queue.length < this.maxBatch) break;
-        await this.run(this.queue.splice(0, this.maxBatch));
+        if (this.groupFirst && this.inflight > 1 && this.queue.length < this.maxBatch && !(stalled && first)) break;
+        const mark = { at: performance.now() };
+        this.started.add(mark);
+        try { await this.run(this.queue.splice(0, this.maxBatch)); } finally { this.started.delete(mark); }
       }
     } finally {
       this.inflight--;
+      if (this.queue.length > 0 && this.inflight > 0) this.watchStall();
     }
   }
 

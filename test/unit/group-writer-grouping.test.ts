@@ -1,6 +1,7 @@
 // GroupWriter's groupFirst mode (the creates' writer): what arrives in one turn of the event loop
 // goes in one statement, writes arriving while a statement is in flight wait for the next group,
-// and a spare statement starts only for a full batch. The statement here is a function that
+// and a spare statement starts only for a full batch, or when the statement in flight has stalled
+// (its writes wait on a row another transaction holds; the two tests before that one turn it off). The statement here is a function that
 // records each group and completes when the test says so (the database side is covered by
 // test/integration/group-writer.test.ts).
 import t from 'tap';
@@ -19,7 +20,7 @@ function recorder() {
 
 t.test('one turn, one statement; later arrivals wait for the statement in flight, then go together', async (t) => {
   const r = recorder();
-  const w = new GroupWriter(r.write, { maxInflight: 4, maxBatch: 64, groupFirst: true });
+  const w = new GroupWriter(r.write, { maxInflight: 4, maxBatch: 64, groupFirst: true, stalledMs: 0 });
   const first = [1, 2, 3, 4, 5].map((i) => w.submit(i));
   await r.waitForGroups(1);
   t.same(r.groups, [[1, 2, 3, 4, 5]], 'the whole turn in one statement');
@@ -37,7 +38,7 @@ t.test('one turn, one statement; later arrivals wait for the statement in flight
 
 t.test('a full batch starts a spare statement; a partial one waits for the statement in flight', async (t) => {
   const r = recorder();
-  const w = new GroupWriter(r.write, { maxInflight: 2, maxBatch: 4, groupFirst: true });
+  const w = new GroupWriter(r.write, { maxInflight: 2, maxBatch: 4, groupFirst: true, stalledMs: 0 });
   const a = w.submit(0);
   await r.waitForGroups(1);
   const full = [1, 2, 3, 4].map((i) => w.submit(i));
@@ -56,4 +57,19 @@ t.test('a full batch starts a spare statement; a partial one waits for the state
   t.same(r.groups[2], [5, 6]);
   r.open[2]();
   t.same(await Promise.all(rest), [50, 60]);
+});
+
+t.test('a statement in flight past stalledMs: the writes waiting for it go in a statement of their own', async (t) => {
+  const r = recorder();
+  const w = new GroupWriter(r.write, { maxInflight: 4, maxBatch: 64, groupFirst: true, stalledMs: 20 });
+  const stuck = w.submit(0);
+  await r.waitForGroups(1);
+  const later = [1, 2].map((i) => w.submit(i));
+  // Without the stall check they would wait for the first statement, which the test never ends here.
+  await r.waitForGroups(2);
+  t.same(r.groups[1], [1, 2], 'the waiting writes went together, beside the stalled statement');
+  r.open[1]();
+  t.same(await Promise.all(later), [10, 20], 'and were answered while the first is still out');
+  r.open[0]();
+  t.same(await stuck, 0);
 });
