@@ -42,8 +42,11 @@ export const STALLED_STATEMENT_MS = 250;
 
 export class GroupWriter<I, O> {
   private queue: Pending<I, O>[] = [];
-  /** Statements sent and the writes they carried, since start (/metrics: payment_write_*). */
-  readonly stats = { statements: 0, writes: 0 };
+  /**
+   * Statements sent and the writes they carried, and the statements started beside a stalled one,
+   * since start (/metrics: payment_write_*).
+   */
+  readonly stats = { statements: 0, writes: 0, stalls: 0 };
   private inflight = 0;
   private readonly maxInflight: number;
   private readonly maxBatch: number;
@@ -75,19 +78,24 @@ export class GroupWriter<I, O> {
 
   /** Starts a statement for the waiting writes once the oldest statement in flight has been out stalledMs. */
   private watchStall(): void {
-    if (this.stallTimer || this.stalledMs <= 0) return;
-    let oldest = Infinity;
-    for (const s of this.started) oldest = Math.min(oldest, s.at);
-    if (oldest === Infinity) return;
+    if (this.stallTimer || !this.groupFirst || this.stalledMs <= 0) return;
+    const oldest = this.oldestStart();
+    if (oldest === null) return;
     this.stallTimer = setTimeout(() => {
       this.stallTimer = null;
-      if (this.queue.length === 0 || this.inflight === 0) return;
-      let first = Infinity;
-      for (const s of this.started) first = Math.min(first, s.at);
-      if (performance.now() - first >= this.stalledMs) { if (this.inflight < this.maxInflight) void this.drain(true); }
-      else this.watchStall();
+      const first = this.oldestStart();
+      if (this.queue.length === 0 || first === null) return;
+      if (performance.now() - first < this.stalledMs) { this.watchStall(); return; }
+      if (this.inflight < this.maxInflight) { this.stats.stalls++; void this.drain(true); }
     }, Math.max(1, oldest + this.stalledMs - performance.now()));
     this.stallTimer.unref();
+  }
+
+  /** When the oldest statement in flight started, or null when none is. */
+  private oldestStart(): number | null {
+    let oldest: number | null = null;
+    for (const s of this.started) if (oldest === null || s.at < oldest) oldest = s.at;
+    return oldest;
   }
 
   private starting = false;

@@ -28,7 +28,7 @@ export interface RecoveryOptions {
 export const RECOVERY_LEASE_SECONDS = 30;
 export const RECOVERY_RETRY_SECONDS = 2;
 /** Claims of 100, at most 400 recoveries in flight per process (well under a shard's mailbox limit). */
-export const RECOVERY_SWEEP = { batch: 100, cap: 400 } as const;
+const RECOVERY_SWEEP = { batch: 100, cap: 400 } as const;
 
 export function startRecovery(db: pg.Pool, dispatcher: Dispatcher, opts: RecoveryOptions, log: Logger): Periodic {
   return startFlowingSweep('attempt recovery', opts.pollMs, log, {

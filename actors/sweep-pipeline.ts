@@ -66,12 +66,10 @@ export async function runPipeline<T>(o: PipelineOptions<T>): Promise<number> {
  * Each item handles its own failures; one that still rejects is given to `onError` (to be logged),
  * never left unhandled.
  */
-export class Inflight {
+class Inflight {
   private readonly items = new Set<Promise<void>>();
 
   constructor(readonly cap: number, private readonly onError: (err: unknown) => void) {}
-
-  get size(): number { return this.items.size; }
 
   /** How many more items may start now. */
   get room(): number { return Math.max(0, this.cap - this.items.size); }

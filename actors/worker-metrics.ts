@@ -18,12 +18,15 @@ export interface WorkerMetrics {
   snapshot(): Promise<MetricsJson>;
 }
 
+/** A group-commit writer's counters (GroupWriter.stats). */
+type WriterStats = { statements: number; writes: number; stalls: number };
+
 /**
  * `processed`: the shard's count of finished commands (kept by the shard; read at scrape time);
- * `writers`: its group-commit writers, whose statements and rows are counted.
+ * `writers`: its group-commit writers, whose statements, rows and stalls are counted.
  */
 export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, processed: () => number,
-  writers: Record<string, { stats: { statements: number; writes: number } }> = {}): WorkerMetrics {
+  writers: Record<string, { stats: WriterStats }> = {}): WorkerMetrics {
   const registry = new Registry();
   const registers = [registry];
   const s = String(shard);
@@ -67,17 +70,16 @@ export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, pro
     name: 'actor_commands_total', help: 'Commands an actor shard has finished since it started.', labelNames: ['shard'], registers,
     collect() { this.reset(); this.inc({ shard: s }, processed()); },
   });
-  // The group commit's statements and the writes they carried (writes ÷ statements: the group size).
-  new Counter({
-    name: 'payment_write_statements_total', help: 'Grouped payment write statements a shard has sent since it started, by writer (create, update, attempt, payout_begin, payout_settle).',
-    labelNames: ['shard', 'writer'], registers,
-    collect() { this.reset(); for (const [writer, w] of Object.entries(writers)) this.inc({ shard: s, writer }, w.stats.statements); },
+  // The group commit's statements and the writes they carried (writes ÷ statements: the group size),
+  // and the statements started beside a stalled one.
+  const byWriter = (name: string, help: string, pick: (w: WriterStats) => number) => new Counter({
+    name, help, labelNames: ['shard', 'writer'], registers,
+    collect() { this.reset(); for (const [writer, w] of Object.entries(writers)) this.inc({ shard: s, writer }, pick(w.stats)); },
   });
-  new Counter({
-    name: 'payment_write_rows_total', help: 'Payment writes carried by those statements since the shard started, by writer (create, update, attempt, payout_begin, payout_settle).',
-    labelNames: ['shard', 'writer'], registers,
-    collect() { this.reset(); for (const [writer, w] of Object.entries(writers)) this.inc({ shard: s, writer }, w.stats.writes); },
-  });
+  const WRITERS = 'by writer (create, update, attempt, payout_begin, payout_settle)';
+  byWriter('payment_write_statements_total', `Grouped payment write statements a shard has sent since it started, ${WRITERS}.`, (w) => w.statements);
+  byWriter('payment_write_rows_total', `Payment writes carried by those statements since the shard started, ${WRITERS}.`, (w) => w.writes);
+  byWriter('payment_write_stalls_total', `Grouped payment write statements started beside one that had been in flight 250 ms or more (STALLED_STATEMENT_MS: it waits on a row another transaction holds), ${WRITERS}.`, (w) => w.stalls);
   sandboxBankMetrics(registers, s, sandboxBankStats); // the bank's share, apart from the engine's
   return { webhooks: webhookMetrics(registers), snapshot: () => registry.getMetricsAsJSON() };
 }

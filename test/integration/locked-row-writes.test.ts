@@ -5,7 +5,7 @@
 // the server's statement timeout is long, so that before the change the others waited for the lock.
 import t from 'tap';
 import pg from 'pg';
-import { startTestServer } from '../helpers/server.js';
+import { ADMIN, startTestServer } from '../helpers/server.js';
 import { card, CARDS, newPayment } from '../helpers/checkout.js';
 import { until } from '../helpers/wait.js';
 
@@ -37,4 +37,7 @@ t.test('other payments of the shard are paid while one payment row is locked; th
   t.same(answers.map((a) => [a.status, (a.body as { status?: string }).status]), others.map(() => [200, 'succeeded']), 'each paid');
   const r = await first;
   t.same([r.status, r.body.status], [200, 'succeeded'], 'the locked payment is paid once the lock ends');
+  const metrics = (await s.request('GET', '/metrics', { key: ADMIN })).text;
+  const stalls = [...metrics.matchAll(/^payment_write_stalls_total\{shard="0",writer="attempt"\} (\d+)$/gm)].map((m) => Number(m[1]));
+  t.ok(stalls.length === 1 && stalls[0] >= 1, `the stall is counted in /metrics (${stalls.join(',') || 'none'})`);
 });

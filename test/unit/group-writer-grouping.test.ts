@@ -70,6 +70,7 @@ t.test('a statement in flight past stalledMs: the writes waiting for it go in a 
   t.same(r.groups[1], [1, 2], 'the waiting writes went together, beside the stalled statement');
   r.open[1]();
   t.same(await Promise.all(later), [10, 20], 'and were answered while the first is still out');
+  t.equal(w.stats.stalls, 1, 'counted once as a stall (/metrics: payment_write_stalls_total)');
   r.open[0]();
   t.same(await stuck, 0);
 });
