@@ -51,6 +51,8 @@ export function checkLedger(s: State): Violation[] {
     const refunded = s.refunds.filter((r) => r.payment_id === p.id && r.status === 'succeeded').reduce((n, r) => n + r.amount, 0);
     if (refunded !== p.amount_refunded) v('a', 'refunded amount differs from the refunds', `${p.id}: amount_refunded ${p.amount_refunded}, refunds ${refunded}`, rows);
   }
+  for (const d of s.netDrift) v('a', 'kept balance differs from its payments', `${d.currency}: kept ${d.kept}, payments ${d.summed}`, d);
+  for (const d of s.heldDrift) v('a', 'held balance differs from its payouts', `${d.currency}: held ${d.kept}, payouts ${d.summed}`, d);
   for (const l of s.links) {
     const paid = [...s.payments.values()].filter((p) => p.link_id === l.id && PAID.has(p.status)).length;
     if (l.max_uses !== null && paid > l.max_uses) v('a', 'link paid beyond max_uses', `${l.id}: ${paid} paid, max_uses ${l.max_uses}`, l);

@@ -1,6 +1,7 @@
 // The final state the checker judges answers against: the engine's rows and the sandbox bank's
 // ledger, read directly from Postgres (not through the proxy) once everything has settled.
 import type pg from 'pg';
+import { balanceDrift, type BalanceDrift } from '../src/store/balance-settled.js';
 
 export interface PaymentRow { id: string; request_id: string; created_ms: number; status: string; amount: number; amount_refunded: number; idempotency_key: string | null; link_id: string | null; due_ok: boolean }
 export interface RefundRow { id: string; request_id: string; created_ms: number; payment_id: string; amount: number; status: string; attempt_id: string; idempotency_key: string | null }
@@ -18,6 +19,10 @@ export interface State {
   links: LinkRow[];
   /** Moved ledger entries by the aggregate their attempt belongs to. */
   movedByAggregate: Map<string, LedgerRow[]>;
+  /** Balances whose kept settled net (balance_settled) differs from their payments' (none, when right). */
+  netDrift: BalanceDrift[];
+  /** Balances whose held sum (payout_balances) differs from their payouts that did not fail (none, when right). */
+  heldDrift: { currency: string; kept: number; summed: number }[];
 }
 
 export async function openAttempts(db: pg.Pool): Promise<number> {
@@ -46,5 +51,11 @@ export async function readState(db: pg.Pool): Promise<State> {
     if (!l.moved || !a) continue;
     movedByAggregate.set(a.aggregate_id, [...(movedByAggregate.get(a.aggregate_id) ?? []), l]);
   }
-  return { payments: new Map(payments.map((p) => [p.id, p])), refunds, payouts, attempts: attemptMap, ledger, links, movedByAggregate };
+  const heldDrift = (await db.query<{ currency: string; kept: number; summed: number }>(
+    `SELECT currency, COALESCE(b.held, 0)::int AS kept, COALESCE(p.n, 0)::int AS summed
+     FROM payout_balances b FULL JOIN (SELECT merchant_id, livemode, currency, sum(amount) AS n FROM payouts WHERE status <> 'failed' GROUP BY 1, 2, 3) p
+       USING (merchant_id, livemode, currency)
+     WHERE COALESCE(b.held, 0) <> COALESCE(p.n, 0)`)).rows;
+  return { payments: new Map(payments.map((p) => [p.id, p])), refunds, payouts, attempts: attemptMap, ledger, links, movedByAggregate,
+    netDrift: await balanceDrift(db), heldDrift };
 }

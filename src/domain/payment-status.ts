@@ -25,3 +25,13 @@ export function merchantStatus(status: PaymentStatus): MerchantPaymentStatus {
 /** The stored statuses a merchant API status stands for (a list filter on `status` matches them all). */
 export const storedStatusesOf = (status: MerchantPaymentStatus): PaymentStatus[] =>
   PAYMENT_STATUSES.filter((s) => merchantStatus(s) === status);
+
+/** The statuses whose net counts towards the merchant's balance (what payouts draw on): paid, then perhaps refunded. */
+export const BALANCE_STATUSES: readonly PaymentStatus[] = ['succeeded', 'partially_refunded', 'refunded'];
+
+/** What a payment adds to its balance: its net once settled, nothing before (or if it never is). */
+export const balanceShare = (p: { status: PaymentStatus; net: number }): number => (BALANCE_STATUSES.includes(p.status) ? p.net : 0);
+
+/** How much a change of a payment moves its balance: the share after it less the share before. */
+export const balanceDelta = (before: { status: PaymentStatus; net: number }, after: { status: PaymentStatus; net: number }): number =>
+  balanceShare(after) - balanceShare(before);

@@ -3,12 +3,14 @@
 import type pg from 'pg';
 import { eventId } from '../domain/ids.js';
 import type { Payment, PaymentStatus } from '../domain/payment.js';
+import { balanceDelta, balanceShare } from '../domain/payment-status.js';
 import type { CheckoutState } from '../domain/checkout.js';
 import { GATEWAY_DELIVERABLE, MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
 import { INSERT_COLUMNS, paymentToRecord, rowToPayment, type PaymentRow } from './payment-row.js';
 import { checkoutJson } from './checkout-repo.js';
 import { due } from './test-clocks-repo.js';
 import { stillStarted, type AttemptStart } from './attempts-repo.js';
+import { balanceCte } from './balance-settled.js';
 import { columns } from './columns.js';
 
 const COLUMNS = INSERT_COLUMNS.join(', ');
@@ -70,12 +72,19 @@ export async function insertPayments(db: pg.Pool, given: Payment[]): Promise<(In
 
 /** As insertPayments, for rows that may carry their first attempt (one statement either way). */
 export async function insertCreates(db: pg.Pool, given: PaymentCreate[]): Promise<(InsertOutcome | Error)[]> {
+  const outcomes = new Array<InsertOutcome | Error>(given.length);
+  // A payment is created unpaid: the balance it will count towards learns of it when it settles
+  // (updatePayments), so a row inserted settled would never be counted. Never expected; refused
+  // alone, loudly, rather than stored uncounted.
+  const ok = given.map((_, i) => i).filter((i) => {
+    if (balanceShare(given[i].payment) === 0) return true;
+    outcomes[i] = new Error(`payment ${given[i].payment.id} would be inserted ${given[i].payment.status}: a payment is created unpaid`);
+    return false;
+  });
   // Rows go in idempotency-key order: two processes' groups that share keys then take the keys'
   // index locks in one order and wait on each other instead of deadlocking.
-  const order = given.map((_, i) => i).sort((a, b) => keyOrder(given[a].payment, given[b].payment));
-  const cs = order.map((i) => given[i]);
-  const sorted = await insertSorted(db, cs);
-  const outcomes = new Array<InsertOutcome | Error>(given.length);
+  const order = ok.sort((a, b) => keyOrder(given[a].payment, given[b].payment));
+  const sorted = order.length > 0 ? await insertSorted(db, order.map((i) => given[i])) : [];
   order.forEach((i, j) => { outcomes[i] = sorted[j]; });
   return outcomes;
 }
@@ -140,6 +149,8 @@ export interface AttemptSettlement { id: string; status: 'succeeded' | 'failed' 
 export interface PaymentUpdate {
   next: Payment;
   expectedVersion: number;
+  /** The payment as its actor loaded it at `expectedVersion`: what its balance counted of it until now (balanceDelta). */
+  prev: Pick<Payment, 'status' | 'net'>;
   events: string[];
   /** The new checkout state, when the change is a checkout step (kept as it is when absent). */
   checkout?: CheckoutState | null;
@@ -155,9 +166,9 @@ const UPDATE_SQL = `
 WITH v AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::text[], $6::jsonb[], $7::jsonb[],
     $8::timestamptz[], $9::timestamptz[], $10::int[], $11::jsonb[], $16::jsonb[], $17::text[], $18::text[], $19::text[], $20::jsonb[],
-    $22::bigint[], $23::bigint[], $24::bigint[], $25::timestamptz[])
+    $22::bigint[], $23::bigint[], $24::bigint[], $25::timestamptz[], $26::bigint[])
     AS v(id, expected, status, amount_refunded, method, card, failure, paid_at, updated_at, version, charged,
-         checkout, pending_attempt, att_id, att_status, att_result, amount, fee, net, expires_at)
+         checkout, pending_attempt, att_id, att_status, att_result, amount, fee, net, expires_at, balance_delta)
 ), upd AS (
   UPDATE payments p SET status = v.status, amount_refunded = v.amount_refunded, method = v.method, card = v.card,
     amount = v.amount, fee = v.fee, net = v.net, expires_at = v.expires_at,
@@ -179,7 +190,7 @@ WITH v AS (
 ), att AS (
   UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
   FROM v JOIN upd ON upd.id = v.id WHERE a.id = v.att_id AND ${stillStarted('a')}
-), ev AS (
+), ${balanceCte('id')}, ev AS (
   INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
   SELECT e.eid, upd.merchant_id, upd.livemode, CASE WHEN upd.session IS NULL THEN 'merchant' ELSE 'gateway' END, e.type, upd.id, to_jsonb(upd), upd.updated_at
   FROM upd JOIN unnest($12::text[], $13::text[], $14::text[]) AS e(pid, eid, type) ON e.pid = upd.id
@@ -240,6 +251,7 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
       col((u) => u.next.amount), col((u) => u.next.fee), col((u) => u.next.net),
       // An authorization moves the deadline: the expiry sweep voids the hold then.
       col((u) => new Date(u.next.expiresAt).toISOString()),
+      col((u) => balanceDelta(u.prev, u.next)),
     ],
   });
   const applied = new Map(res.rows.map((r) => [r.id, Number(r.deliveries)]));

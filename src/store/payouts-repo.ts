@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { eventId } from '../domain/ids.js';
 import type { MaskedDestination, Payout, PayoutFailure, PayoutKeyHolds, PayoutRefusal, PayoutStatus } from '../domain/payout.js';
 import { stillStarted, type AttemptStart } from './attempts-repo.js';
+import { settledNetOf } from './balance-settled.js';
 import { columns } from './columns.js';
 
 const iso = (v: number) => new Date(v).toISOString();
@@ -26,9 +27,6 @@ export const rowToPayout = (r: PayoutRow): Payout => ({
   destination: r.destination, failure: r.failure, metadata: r.metadata, attemptId: r.attempt_id, connectorRef: r.connector_ref,
   requestId: r.request_id, idempotencyKey: r.idempotency_key, requestHash: r.request_hash, createdAt: ms(r.created_at), updatedAt: ms(r.updated_at),
 });
-
-/** Statuses of a payment whose net counts towards the balance. */
-const SETTLED = `('succeeded', 'partially_refunded', 'refunded')`;
 
 /** What one payout's reservation came to (`no_balance`: its balance has no row yet: `ensureBalance`, then submit again). */
 export type PayoutBegin = { kind: 'started' } | { kind: 'insufficient'; available: number } | { kind: 'key_taken' } | { kind: 'no_balance' };
@@ -49,7 +47,7 @@ export interface PayoutStart { payout: Payout; attempt: AttemptStart }
  *   committed, so `held` counts every earlier reservation in any process.
  * - The payouts of one balance reserve one after another, smallest first: a payout is reserved when
  *   `held` plus the amounts of its balance's payouts up to and including it (that order) fits under
- *   the net of the balance's settled payments. Smallest first makes that running sum the exact
+ *   the net of the balance's settled payments (kept in balance_settled: balance-settled.ts). Smallest first makes that running sum the exact
  *   serial outcome: once one payout does not fit, no larger one would, so the rows reserved are
  *   what reserving them one by one in that order gives, and their sum never exceeds the net. The
  *   balance row is raised once by their sum; their attempts and pending payouts are inserted with it.
@@ -58,12 +56,12 @@ export interface PayoutStart { payout: Payout; attempt: AttemptStart }
  *   refused one to its refusal. So a request that began executing keeps its outcome for its key
  *   whatever the balance does next: a same-key twin is answered by it, never evaluated again.
  * - A balance with no row yet (its first payout ever) reserves nothing: `no_balance`.
- * The net is summed in the statement's snapshot, before the locks are waited for (as before the
+ * The net is read in the statement's snapshot, before the locks are waited for (as before the
  * grouping: a payment settling meanwhile only adds to it). A key another request binds while this
  * statement runs breaks it on `payout_keys_pkey` (whether that request was reserved or refused):
  * the group writer splits the group until that row fails alone (payoutKeyTaken), the others done.
  */
-const RESERVE_SQL = `
+export const RESERVE_SQL = `
 WITH v AS (
   SELECT * FROM unnest($1::text[], $2::boolean[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[], $8::text[], $9::jsonb[],
                        $10::text[], $11::jsonb[], $12::jsonb[], $13::text[], $14::text[], $15::timestamptz[]) WITH ORDINALITY
@@ -77,10 +75,7 @@ WITH v AS (
   ORDER BY b.merchant_id, b.livemode, b.currency
   FOR UPDATE OF b
 ), net AS MATERIALIZED (
-  SELECT k.merchant_id, k.livemode, k.currency,
-    (SELECT COALESCE(sum(p.net), 0) FROM payments p
-     WHERE p.merchant_id = k.merchant_id AND p.livemode = k.livemode AND p.currency = k.currency AND p.status IN ${SETTLED})::bigint AS v
-  FROM k
+  SELECT k.merchant_id, k.livemode, k.currency, ${settledNetOf('k')} AS v FROM k
 ), cand AS (
   SELECT v.*, bal.held, net.v AS net,
     EXISTS (SELECT 1 FROM payout_keys pk WHERE v.idem IS NOT NULL AND pk.merchant_id = v.merchant_id AND pk.livemode = v.livemode AND pk.idempotency_key = v.idem) AS taken
@@ -262,16 +257,24 @@ export async function listPayouts(db: pg.Pool, q: { merchantId: string; livemode
 
 export interface CurrencyBalance { currency: string; available: number; pending: number }
 
-/** Every currency of the merchant's mode that has settled payments or payouts. */
+/** The balance's figures by currency (balanceOf); $1 the merchant, $2 the mode. */
+export const BALANCE_OF_SQL = `SELECT currency, sum(net)::bigint AS net, sum(held)::bigint AS held, sum(pending)::bigint AS pending FROM (
+    SELECT currency, net, 0 AS held, 0 AS pending FROM balance_settled WHERE merchant_id = $1 AND livemode = $2
+    UNION ALL
+    SELECT currency, 0, held, 0 FROM payout_balances WHERE merchant_id = $1 AND livemode = $2 AND held <> 0
+    UNION ALL
+    SELECT currency, 0, 0, amount FROM payouts WHERE merchant_id = $1 AND livemode = $2 AND status = 'pending'
+  ) x GROUP BY currency ORDER BY currency`;
+
+/**
+ * Every currency of the merchant's mode that has settled payments or payouts that did not fail: the
+ * settled net kept in balance_settled, the held sum kept in payout_balances (the figures a payout's
+ * reservation reads), and the payouts still pending, summed from their rows.
+ */
 export async function balanceOf(db: pg.Pool, merchantId: string, livemode: boolean): Promise<CurrencyBalance[]> {
   const res = await db.query<{ currency: string; net: string; held: string; pending: string }>({
     name: 'balance_of',
-    text: `SELECT currency, sum(net)::bigint AS net, sum(held)::bigint AS held, sum(pending)::bigint AS pending FROM (
-             SELECT currency, net, 0 AS held, 0 AS pending FROM payments WHERE merchant_id = $1 AND livemode = $2 AND status IN ${SETTLED}
-             UNION ALL
-             SELECT currency, 0, amount, CASE WHEN status = 'pending' THEN amount ELSE 0 END FROM payouts
-             WHERE merchant_id = $1 AND livemode = $2 AND status <> 'failed'
-           ) x GROUP BY currency ORDER BY currency`,
+    text: BALANCE_OF_SQL,
     values: [merchantId, livemode],
   });
   return res.rows.map((r) => ({ currency: r.currency, available: Number(r.net) - Number(r.held), pending: Number(r.pending) }));

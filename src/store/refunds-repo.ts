@@ -7,9 +7,11 @@
 import type pg from 'pg';
 import { eventId } from '../domain/ids.js';
 import type { Payment } from '../domain/payment.js';
+import { balanceDelta } from '../domain/payment-status.js';
 import type { Refund } from '../domain/refund.js';
 import { MERCHANT_DELIVERABLE } from '../domain/webhook-events.js';
 import { stillStarted, type AttemptStart } from './attempts-repo.js';
+import { balanceCte } from './balance-settled.js';
 import { rowToRefund, type RefundRow } from './refund-row.js';
 import { columns } from './columns.js';
 
@@ -72,6 +74,8 @@ export interface RefundSettlement {
   /** The payment after the refund (moved when the money went back, else only its version and attempt). */
   next: Payment;
   expectedVersion: number;
+  /** The payment as its actor loaded it at `expectedVersion` (balanceDelta). */
+  prev: Pick<Payment, 'status' | 'net'>;
   refund: { id: string; status: 'succeeded' | 'failed'; failureCode: string | null; connectorRef: string | null };
   attempt: { id: string; status: 'succeeded' | 'failed'; result: unknown };
   events: string[];
@@ -89,9 +93,9 @@ export interface RefundSettlement {
 const SETTLE_SQL = `
 WITH v AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::int[], $8::text[],
-                       $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[])
+                       $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $19::bigint[])
     AS v(pid, expected, status, amount_refunded, net, updated_at, version, att_id,
-         refund_status, failure_code, connector_ref, refund_id, att_status, att_result)
+         refund_status, failure_code, connector_ref, refund_id, att_status, att_result, balance_delta)
 ), upd AS (
   UPDATE payments p SET status = v.status, amount_refunded = v.amount_refunded, net = v.net, updated_at = v.updated_at, version = v.version, pending_attempt = NULL,
     due_at = payment_due_at(v.status, p.expires_at, NULL)
@@ -104,7 +108,7 @@ WITH v AS (
 ), att AS (
   UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
   FROM upd JOIN v ON v.pid = upd.id WHERE a.id = v.att_id AND ${stillStarted('a')}
-), ev AS (
+), ${balanceCte('pid')}, ev AS (
   INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
   SELECT e.eid, upd.merchant_id, upd.livemode, CASE WHEN e.type = 'payment.refunded' THEN 'gateway' ELSE 'merchant' END,
     e.type, upd.id,
@@ -163,7 +167,8 @@ export async function settleRefunds(db: pg.Pool, ss: RefundSettlement[]): Promis
       col((s) => iso(s.next.updatedAt)), col((s) => s.next.version), col((s) => s.attempt.id),
       col((s) => s.refund.status), col((s) => s.refund.failureCode), col((s) => s.refund.connectorRef), col((s) => s.refund.id),
       col((s) => s.attempt.status), col((s) => JSON.stringify(s.attempt.result)),
-      evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE],
+      evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE,
+      col((s) => balanceDelta(s.prev, s.next))],
   });
   const rows = new Map(res.rows.map((r) => [r.id, r]));
   return ss.map((s) => {

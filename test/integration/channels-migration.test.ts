@@ -1,12 +1,14 @@
 // Migrations on an existing database: 011 on merchants (each gets one default channel per mode,
 // and a key naming no channel is revoked instead of being widened to every channel); 026's room on
 // the pages of the tables updated in place; 027's due_at, filled in for the payments already stored,
-// and no index of payments naming status (so a status change can be a HOT update).
+// and no index of payments naming status (so a status change can be a HOT update); 028's kept
+// balances, filled in from the payments already settled.
 import t from 'tap';
 import { listMigrations, migrate } from '../../src/store/migrate.js';
 import { withDatabase } from '../../src/store/db.js';
 import { CLAIM_DUE_SQL, CLAIM_LAPSED_SQL } from '../../src/store/payments-repo.js';
 import { DATABASE_FIGURES_SQL } from '../../src/metrics/database.js';
+import { balanceDrift } from '../../src/store/balance-settled.js';
 import { startTestServer } from '../helpers/server.js';
 import { suffix, testPool } from '../helpers/env.js';
 import { until } from '../helpers/wait.js';
@@ -57,7 +59,7 @@ t.test('migration 027: the payments stored before it get their due_at; no index 
     await pool.query(`INSERT INTO payments (id, merchant_id, livemode, status, amount, currency, fee, net, source, created_at, expires_at, updated_at, version, request_id, pending_attempt)
       VALUES ($1, 'mer_a', false, $2, 100, 'AZN', 0, 100, 'api', now(), '2026-11-28T00:00:00Z', now(), 1, 'req', $3)`, [id, status, attempt]);
   }
-  const applied = await migrate(pool);
+  const applied = await migrate(pool, listMigrations().filter((m) => m.version <= 27));
   t.ok(applied.includes('027_payment_due.sql'));
   const due = await pool.query<{ id: string; due: string | null }>(`SELECT id, to_char(due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS') AS due FROM payments ORDER BY id`);
   t.same(Object.fromEntries(due.rows.map((r) => [r.id, r.due])), {
@@ -73,6 +75,31 @@ t.test('migration 027: the payments stored before it get their due_at; no index 
   t.same(naming.rows.map((r) => r.indexname), [], 'no index of payments names status');
   const idx = await pool.query<{ indexname: string }>(`SELECT indexname FROM pg_indexes WHERE tablename = 'payments' AND indexname IN ('payments_due_at', 'payments_test_clock') ORDER BY 1`);
   t.same(idx.rows.map((r) => r.indexname), ['payments_due_at', 'payments_test_clock']);
+});
+
+t.test('migration 028: each balance keeps the net of the payments settled before it', async (t) => {
+  // Beside 027's rows (mer_a, AZN: pay_paid and pay_refunded settled, 100 each): another currency
+  // and mode, another merchant, and an unpaid one that counts nothing.
+  for (const [id, merchant, livemode, currency, status, net] of [
+    ['pay_usd', 'mer_a', false, 'USD', 'refunded', 0], ['pay_live', 'mer_a', true, 'AZN', 'succeeded', 70],
+    ['pay_b', 'mer_b', false, 'AZN', 'succeeded', 55], ['pay_b2', 'mer_b', false, 'AZN', 'partially_refunded', 30], ['pay_b_failed', 'mer_b', false, 'AZN', 'failed', 90],
+  ] as const) {
+    await pool.query(`INSERT INTO payments (id, merchant_id, livemode, status, amount, currency, fee, net, source, created_at, expires_at, updated_at, version, request_id, due_at)
+      VALUES ($1, $2, $3, $4, 100, $5, 0, $6, 'api', now(), now(), now(), 1, 'req', NULL)`, [id, merchant, livemode, status, currency, net]);
+  }
+  const applied = await migrate(pool);
+  t.ok(applied.includes('028_balance_settled.sql'));
+  const kept = await pool.query('SELECT merchant_id, livemode, currency, stripe, net::int FROM balance_settled ORDER BY 1, 2, 3');
+  t.same(kept.rows, [
+    { merchant_id: 'mer_a', livemode: false, currency: 'AZN', stripe: 0, net: 200 },
+    { merchant_id: 'mer_a', livemode: false, currency: 'USD', stripe: 0, net: 0 },
+    { merchant_id: 'mer_a', livemode: true, currency: 'AZN', stripe: 0, net: 70 },
+    { merchant_id: 'mer_b', livemode: false, currency: 'AZN', stripe: 0, net: 85 },
+  ], 'one row per balance with a settled payment, its net summed');
+  t.same(await balanceDrift(pool), [], 'the audit finds the kept figures equal to the payments');
+  await pool.query("UPDATE payments SET net = 40 WHERE id = 'pay_b'");
+  t.same(await balanceDrift(pool), [{ merchantId: 'mer_b', livemode: false, currency: 'AZN', kept: 85, summed: 70 }], 'and names a balance that drifted');
+  await pool.query("UPDATE payments SET net = 55 WHERE id = 'pay_b'");
 });
 
 t.test('the expiry sweeps and the expiry lag metric reach their payments through payments_due_at', async (t) => {

@@ -30,9 +30,10 @@ t.test('300 concurrent inserts, 30 of them sharing 3 keys', async (t) => {
     const ids = new Set(outcomes.filter((_, i) => i < 30 && i % 3 === k).map((o) => o.payment.id));
     t.equal(ids.size, 1, `shared-${k}: every caller sees the one payment`);
   }
-  const { rows } = await pool.query("SELECT count(*)::int AS n FROM payments WHERE order_id LIKE 'b-%'");
+  // This merchant's rows only: the database is shared with other files (auth-isolation's 'b-order').
+  const { rows } = await pool.query("SELECT count(*)::int AS n FROM payments WHERE merchant_id = $1 AND order_id LIKE 'b-%'", [m.id]);
   t.equal(rows[0].n, 273);
-  const ev = await pool.query("SELECT count(*)::int AS n, count(DISTINCT aggregate_id)::int AS d FROM events WHERE type = 'payment.created' AND data->>'order_id' LIKE 'b-%'");
+  const ev = await pool.query("SELECT count(*)::int AS n, count(DISTINCT aggregate_id)::int AS d FROM events WHERE merchant_id = $1 AND type = 'payment.created' AND data->>'order_id' LIKE 'b-%'", [m.id]);
   t.same(ev.rows[0], { n: 273, d: 273 });
 });
 
@@ -77,7 +78,7 @@ t.test('grouped updates: each applies on its own version; a stale one alone is r
   const results = await Promise.all(ps.map((p, i) => {
     const r = transition(p, { type: 'expire' }, Date.now());
     if (!r.ok) throw new Error(r.code);
-    return updates.submit({ next: r.state, expectedVersion: i === 7 ? p.version + 1 : p.version, events: r.events });
+    return updates.submit({ next: r.state, expectedVersion: i === 7 ? p.version + 1 : p.version, prev: p, events: r.events });
   }));
   t.equal(results[7], null, 'the stale update is refused');
   t.ok(results.every((r, i) => (i === 7 ? r === null : r === 0)), 'the others applied (no endpoint: 0 deliveries)');

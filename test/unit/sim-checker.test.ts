@@ -28,7 +28,7 @@ t.test('answers read as the contract says a client reads them', async (t) => {
 });
 
 function state(parts: Partial<State>): State {
-  const s: State = { payments: new Map(), refunds: [], payouts: [], attempts: new Map(), ledger: [], links: [], movedByAggregate: new Map(), ...parts };
+  const s: State = { payments: new Map(), refunds: [], payouts: [], attempts: new Map(), ledger: [], links: [], movedByAggregate: new Map(), netDrift: [], heldDrift: [], ...parts };
   for (const l of s.ledger) {
     const a = s.attempts.get(l.key);
     if (l.moved && a) s.movedByAggregate.set(a.aggregate_id, [...(s.movedByAggregate.get(a.aggregate_id) ?? []), l]);
@@ -57,6 +57,14 @@ t.test('a same-key twin refused for insufficient balance while its key was paid 
   const v = checkAnswers(s, [op], 0);
   t.equal(v.length, 1);
   t.match(v[0], { check: 'b', cls: 'payout 400 insufficient_balance with a same-key twin at once' });
+});
+
+t.test('a kept balance or held sum that differs from the rows is a money violation', async (t) => {
+  const s = state({ netDrift: [{ merchantId: 'mer_1', livemode: false, currency: 'RUB', kept: 900, summed: 1000 }], heldDrift: [{ currency: 'RUB', kept: 0, summed: 500 }] });
+  t.match(checkLedger(s), [
+    { check: 'a', cls: 'kept balance differs from its payments', detail: 'RUB: kept 900, payments 1000' },
+    { check: 'a', cls: 'held balance differs from its payouts', detail: 'RUB: held 0, payouts 500' },
+  ]);
 });
 
 t.test('"service unavailable" for a try whose own request created the row names it so', async (t) => {
