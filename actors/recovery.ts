@@ -11,6 +11,7 @@
 import type pg from 'pg';
 import type { Logger } from '../src/log.js';
 import { claimStuckAttempts, shortenRecoveryLeases } from '../src/store/attempts-repo.js';
+import { failpoint } from '../src/failpoints.js';
 import type { Dispatcher } from './dispatcher.js';
 import type { Periodic } from './periodic.js';
 import { startFlowingSweep } from './sweep-pipeline.js';
@@ -36,7 +37,10 @@ export function startRecovery(db: pg.Pool, dispatcher: Dispatcher, opts: Recover
     claim: (limit) => claimStuckAttempts(db, opts.afterMs, limit, RECOVERY_LEASE_SECONDS),
     async apply(a) {
       const r = await dispatcher.send({ kind: 'attempt.recover', id: a.aggregateId, attemptId: a.id });
-      if (r.ok) return true;
+      if (r.ok) {
+        failpoint('after-recovery'); // fault tests: a process dying with other recoveries in flight
+        return true;
+      }
       log.warn({ attemptId: a.id, code: r.failure.code, retryInSeconds: RECOVERY_RETRY_SECONDS }, 'attempt recovery failed; it is tried again soon');
       // Recovery is safe to repeat (the bank's answer is asked again and recorded under the version
       // check), so a failed try needs no full lease: a second process may take it after the retry delay.

@@ -7,7 +7,7 @@
 import { isMainThread } from 'node:worker_threads';
 
 export type FailpointName = 'after-attempt-recorded' | 'after-connector-call' | 'after-create-commit' | 'after-idempotency-claim' | 'after-expiry-claim'
-  | 'after-refusal-recorded';
+  | 'after-refusal-recorded' | 'after-recovery';
 
 interface Armed { action: string; nth: number; hits: number }
 
