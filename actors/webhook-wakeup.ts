@@ -52,9 +52,12 @@ export function startDueListener(o: ListenerOptions): DueListener {
   let lastWake = 0;
   let trailing: NodeJS.Timeout | null = null;
   const wakeWorkers = (): void => {
+    // A notification can still arrive while stop() ends the connection, after the channel is
+    // closed: posting then throws (InvalidStateError), uncaught in the client's event handler.
+    if (stopped) return;
     const since = Date.now() - lastWake;
     if (since >= COALESCE_MS) { lastWake = Date.now(); wake.postMessage(1); return; }
-    trailing ??= setTimeout(() => { trailing = null; lastWake = Date.now(); wake.postMessage(1); }, COALESCE_MS - since);
+    trailing ??= setTimeout(() => { trailing = null; if (stopped) return; lastWake = Date.now(); wake.postMessage(1); }, COALESCE_MS - since);
   };
 
   const drop = (c: pg.Client, err: Error | null): void => {
