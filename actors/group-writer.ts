@@ -11,10 +11,16 @@
 // is tried again: one bad row fails alone and never takes unrelated writes with it. A failure that
 // leaves the outcome unknown (the connection to the database broke, a timeout) is not retried: its
 // callers learn that the outcome is unknown, and the version checks make their own retries safe.
+//
+// A statement that gave up waiting for a lock (lock_timeout) was rolled back too, but halving it would
+// make each half wait for the same lock again. The writer asks which of its rows another transaction
+// holds (`lockWait.held`): the others go again at once, as one statement, and each held row alone;
+// when none of its rows is held (the lock is on something they share), every write fails with the
+// error, whose outcome is known.
 
 interface Pending<I, O> { item: I; resolve(o: O): void; reject(e: unknown): void }
 
-export interface GroupWriterOptions {
+export interface GroupWriterOptions<I = unknown> {
   maxInflight?: number;
   maxBatch?: number;
   /**
@@ -35,6 +41,12 @@ export interface GroupWriterOptions {
    * shard until Postgres cancelled it (statement_timeout, 5 s by default; session 22). 0: never.
    */
   stalledMs?: number;
+  /**
+   * Lock timeouts (see the file's head): `timedOut` tells one apart, `held` says which of the items'
+   * rows another transaction holds now (without waiting for them). Without `held`, a statement that
+   * timed out on a lock fails all its writes with the error.
+   */
+  lockWait?: { timedOut: (err: unknown) => boolean; held?: (items: I[]) => Promise<boolean[]> };
 }
 
 /** The default stalledMs: far above a grouped statement's time under load, far below a statement timeout. */
@@ -46,24 +58,26 @@ export class GroupWriter<I, O> {
    * Statements sent and the writes they carried, and the statements started beside a stalled one,
    * since start (/metrics: payment_write_*).
    */
-  readonly stats = { statements: 0, writes: 0, stalls: 0 };
+  readonly stats = { statements: 0, writes: 0, stalls: 0, lockTimeouts: 0 };
   private inflight = 0;
   private readonly maxInflight: number;
   private readonly maxBatch: number;
   private readonly groupFirst: boolean;
   private readonly ambiguous: (err: unknown) => boolean;
   private readonly stalledMs: number;
+  private readonly lockWait: GroupWriterOptions<I>['lockWait'];
   /** When each statement in flight started (performance.now()), for the stall check. */
   private readonly started = new Set<{ at: number }>();
   private stallTimer: NodeJS.Timeout | null = null;
 
   /** `write` answers each item in order: its outcome, or an Error that fails that item alone. */
-  constructor(private readonly write: (items: I[]) => Promise<(O | Error)[]>, opts: GroupWriterOptions = {}) {
+  constructor(private readonly write: (items: I[]) => Promise<(O | Error)[]>, opts: GroupWriterOptions<I> = {}) {
     this.maxInflight = opts.maxInflight ?? 4;
     this.maxBatch = opts.maxBatch ?? 64;
     this.groupFirst = opts.groupFirst ?? false;
     this.ambiguous = opts.ambiguous ?? (() => true);
     this.stalledMs = opts.stalledMs ?? STALLED_STATEMENT_MS;
+    this.lockWait = opts.lockWait;
   }
 
   submit(item: I): Promise<O> {
@@ -128,6 +142,7 @@ export class GroupWriter<I, O> {
     try {
       outcomes = await this.write(batch.map((b) => b.item));
     } catch (err) {
+      if (this.lockWait?.timedOut(err)) { this.stats.lockTimeouts++; if (batch.length > 1) { await this.afterLockTimeout(batch, err); return; } }
       if (batch.length === 1 || this.ambiguous(err)) { for (const b of batch) b.reject(err); return; }
       const half = Math.ceil(batch.length / 2);
       await this.run(batch.slice(0, half));
@@ -138,5 +153,13 @@ export class GroupWriter<I, O> {
       const o = outcomes[i];
       if (o instanceof Error) b.reject(o); else b.resolve(o);
     });
+  }
+
+  /** A group that timed out on a lock: its rows not held go again together, each held row alone. */
+  private async afterLockTimeout(batch: Pending<I, O>[], err: unknown): Promise<void> {
+    const held = this.lockWait?.held ? await this.lockWait.held(batch.map((b) => b.item)).catch(() => null) : null;
+    if (!held || !held.some(Boolean)) { for (const b of batch) b.reject(err); return; }
+    const free = batch.filter((_, i) => !held[i]);
+    await Promise.all([free.length > 0 ? this.run(free) : null, ...batch.filter((_, i) => held[i]).map((b) => this.run([b]))]);
   }
 }

@@ -3,13 +3,13 @@
 // returns only when told to drain. The handlers are given (worker.ts gives the engine's; tests give
 // tiny fixture ones).
 import type { MessagePort } from 'node:worker_threads';
-import { createPool, neverSent, rolledBack } from '../src/store/db.js';
+import { createPool, lockTimedOut, neverSent, rolledBack } from '../src/store/db.js';
 import { fail } from '../src/errors.js';
 import { createLogger } from '../src/log.js';
 import { createConnectors } from '../src/connectors/index.js';
-import { insertCreates, updatePayments } from '../src/store/payments-repo.js';
-import { beginPaymentAttempts } from '../src/store/attempts-repo.js';
-import { beginRefunds, settleRefunds } from '../src/store/refunds-repo.js';
+import { heldPayments, insertCreates, updatePayments, type PaymentUpdate } from '../src/store/payments-repo.js';
+import { beginPaymentAttempts, type PaymentAttemptBegin } from '../src/store/attempts-repo.js';
+import { beginRefunds, settleRefunds, type RefundBegin, type RefundSettlement } from '../src/store/refunds-repo.js';
 import { beginPayouts, settlePayouts } from '../src/store/payouts-repo.js';
 import { KeyedMailbox } from './mailbox.js';
 import { ReplayCache } from '../src/store/replay-cache.js';
@@ -61,7 +61,20 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const send = (m: FromWorker) => out.post(m);
   const asks = new Map<number, (r: Reply) => void>();
   let askId = 0;
-  const writes = { ambiguous: (err: unknown) => !rolledBack(err) };
+  // A write that timed out on a lock (PG_LOCK_TIMEOUT_MS): the writers of payment rows ask which rows
+  // are held and send the others again at once; the others fail all that statement's writes, whose
+  // outcome is known (group-writer.ts).
+  const writes = { ambiguous: (err: unknown) => !rolledBack(err), lockWait: { timedOut: lockTimedOut } };
+  const onPayments = <I>(idOf: (x: I) => string) => ({
+    ...writes,
+    lockWait: {
+      timedOut: lockTimedOut,
+      held: (xs: I[]) => heldPayments(db, xs.map(idOf)).catch((err: Error) => {
+        log.error({ err }, 'after a lock timeout, the rows held could not be told apart; the whole statement fails');
+        throw err;
+      }),
+    },
+  });
   const payoutAmbiguous = (err: unknown) => !rolledBack(err) && (err as { code?: string } | null)?.code !== '40P01';
   const ctx: ActorContext = {
     db, log, now: Date.now, publicBaseUrl: init.publicBaseUrl, connectors: createConnectors(bankDb ?? db), connectorTimeoutMs: init.connectorTimeoutMs,
@@ -75,16 +88,16 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
     payments: {
       cache: new Map(),
       creates: new GroupWriter((cs) => insertCreates(db, cs), { ...writes, groupFirst: true }),
-      updates: new GroupWriter((us) => updatePayments(db, us), { ...writes, groupFirst: true }),
-      attempts: new GroupWriter((bs) => beginPaymentAttempts(db, bs), { ...writes, groupFirst: true }),
-      refunds: new GroupWriter((bs) => beginRefunds(db, bs), { ...writes, groupFirst: true }),
-      refundSettles: new GroupWriter((ss) => settleRefunds(db, ss), { ...writes, groupFirst: true }),
+      updates: new GroupWriter((us) => updatePayments(db, us), { ...onPayments<PaymentUpdate>((u) => u.next.id), groupFirst: true }),
+      attempts: new GroupWriter((bs) => beginPaymentAttempts(db, bs), { ...onPayments<PaymentAttemptBegin>((b) => b.paymentId), groupFirst: true }),
+      refunds: new GroupWriter((bs) => beginRefunds(db, bs), { ...onPayments<RefundBegin>((b) => b.refund.paymentId), groupFirst: true }),
+      refundSettles: new GroupWriter((ss) => settleRefunds(db, ss), { ...onPayments<RefundSettlement>((s) => s.next.id), groupFirst: true }),
       reads: new AttemptReads(db, { onError: (err, lookups) => log.error({ err, lookups }, 'grouped read before attempts failed') }),
     },
     // A deadlock (40P01: rolled back, e.g. a recovery settling a payout of the group) is split and tried again too.
     payouts: {
-      begins: new GroupWriter((xs) => beginPayouts(db, xs), { ambiguous: payoutAmbiguous, groupFirst: true }),
-      settles: new GroupWriter((ss) => settlePayouts(db, ss), { ambiguous: payoutAmbiguous, groupFirst: true }),
+      begins: new GroupWriter((xs) => beginPayouts(db, xs), { ambiguous: payoutAmbiguous, lockWait: writes.lockWait, groupFirst: true }),
+      settles: new GroupWriter((ss) => settlePayouts(db, ss), { ambiguous: payoutAmbiguous, lockWait: writes.lockWait, groupFirst: true }),
     },
   };
   const mailbox = new KeyedMailbox(init.mailboxLimit, init.mailboxPerIdLimit);

@@ -15,7 +15,7 @@ import { rowToPayment, type PaymentRow } from '../src/store/payment-row.js';
 import { rowToRefund, type RefundRow } from '../src/store/refund-row.js';
 import { toMerchantRefund } from '../src/api/refund-view.js';
 import { activeSecrets, claimDeliveries, gatewayTargetContext, recordAttempts, type AttemptRecord, type ClaimedDelivery } from '../src/store/webhooks-repo.js';
-import { rolledBack } from '../src/store/db.js';
+import { lockTimedOut, rolledBack } from '../src/store/db.js';
 import { GroupWriter } from './group-writer.js';
 import { postWebhook, systemResolver, type Resolver } from './webhook-http.js';
 import type { WebhookMetrics } from '../src/metrics/webhooks.js';
@@ -102,7 +102,7 @@ export class WebhookDispatcher {
 
   constructor(private readonly c: DispatcherConfig) {
     this.bound = { base: c.perEndpoint, max: Math.max(c.perEndpoint, Math.min(c.perEndpointMax ?? c.perEndpoint, c.maxInflight)), fastMs: c.endpointFastMs ?? 1000 };
-    this.records = new GroupWriter((rs) => recordAttempts(c.db, rs), { groupFirst: true, maxBatch: 100, ambiguous: (err) => !rolledBack(err) });
+    this.records = new GroupWriter((rs) => recordAttempts(c.db, rs), { groupFirst: true, maxBatch: 100, ambiguous: (err) => !rolledBack(err), lockWait: { timedOut: lockTimedOut } });
   }
 
   private now(): number { return (this.c.now ?? Date.now)(); }

@@ -19,7 +19,7 @@ export interface WorkerMetrics {
 }
 
 /** A group-commit writer's counters (GroupWriter.stats). */
-type WriterStats = { statements: number; writes: number; stalls: number };
+type WriterStats = { statements: number; writes: number; stalls: number; lockTimeouts: number };
 
 /**
  * `processed`: the shard's count of finished commands (kept by the shard; read at scrape time);
@@ -80,6 +80,7 @@ export function workerMetrics(shard: number, pools: Record<string, pg.Pool>, pro
   byWriter('payment_write_statements_total', `Grouped payment write statements a shard has sent since it started, ${WRITERS}.`, (w) => w.statements);
   byWriter('payment_write_rows_total', `Payment writes carried by those statements since the shard started, ${WRITERS}.`, (w) => w.writes);
   byWriter('payment_write_stalls_total', `Grouped payment write statements started beside one that had been in flight 250 ms or more (STALLED_STATEMENT_MS: it waits on a row another transaction holds), ${WRITERS}.`, (w) => w.stalls);
+  byWriter('payment_write_lock_timeouts_total', `Grouped payment write statements that gave up waiting for a lock (PG_LOCK_TIMEOUT_MS, SQLSTATE 55P03: rolled back), ${WRITERS}.`, (w) => w.lockTimeouts);
   sandboxBankMetrics(registers, s, sandboxBankStats); // the bank's share, apart from the engine's
   return { webhooks: webhookMetrics(registers), snapshot: () => registry.getMetricsAsJSON() };
 }

@@ -50,7 +50,7 @@ export interface Config {
   /** Postgres connections this process may open in all (split by src/store/pool-budget.ts). */
   pgPoolMax: number;
   /** Deadlines of every Postgres connection (ms; 0 = off). */
-  db: { statementMs: number; queryMs: number; connectMs: number; keepAliveMs: number };
+  db: { statementMs: number; lockMs: number; queryMs: number; connectMs: number; keepAliveMs: number };
   /** How long the front end waits for an actor's reply before answering 503. */
   actorDeadlineMs: number;
   /** Every request is answered within this (503 deadline_exceeded past it): pool waits, statements and actor time together. */
@@ -121,6 +121,17 @@ function pgPoolMax(env: NodeJS.ProcessEnv): number {
   return int(env, 'PG_POOL_MAX', 20, 3);
 }
 
+/**
+ * PG_LOCK_TIMEOUT_MS: how long a statement may wait for one lock (0: off). A lock wait past it ends
+ * the statement with a known outcome (rolled back) instead of the statement timeout's unknown one.
+ * At or above the statement timeout it could never fire first, so it is off then.
+ */
+function lockTimeout(env: NodeJS.ProcessEnv): number {
+  const lockMs = int(env, 'PG_LOCK_TIMEOUT_MS', 2_000, 0);
+  const statementMs = int(env, 'PG_STATEMENT_TIMEOUT_MS', 5_000, 0);
+  return statementMs > 0 && lockMs >= statementMs ? 0 : lockMs;
+}
+
 /** The development key of the embedded default and the demo; refused everywhere else. */
 export const DEV_FINGERPRINT_KEY = 'dev-only-fingerprint-key';
 
@@ -188,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgPoolMax: pgPoolMax(env),
     db: {
       statementMs: int(env, 'PG_STATEMENT_TIMEOUT_MS', 5_000, 0),
+      lockMs: lockTimeout(env),
       queryMs: int(env, 'PG_QUERY_TIMEOUT_MS', 6_000, 0),
       connectMs: int(env, 'PG_CONNECT_TIMEOUT_MS', 3_000, 0),
       keepAliveMs: int(env, 'PG_KEEPALIVE_MS', 10_000, 0),

@@ -66,7 +66,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const appName = processAppName();
   // Migrations may run longer than a statement deadline: a one-connection pool with a 10 min
   // bound instead, closed before the others open.
-  const migrations = createPool(databaseUrl, { max: 1, name: `${appName}:migrate`, timeouts: { ...config.db, statementMs: 0, queryMs: 600_000 } });
+  const migrations = createPool(databaseUrl, { max: 1, name: `${appName}:migrate`, timeouts: { ...config.db, statementMs: 0, lockMs: 0, queryMs: 600_000 } });
   try {
     const applied = await migrate(migrations);
     if (applied.length) log.info({ applied }, 'migrations applied');

@@ -14,6 +14,12 @@ export type Pool = pg.Pool;
 export interface DbTimeouts {
   /** Server side: Postgres cancels a statement running longer (statement_timeout). */
   statementMs: number;
+  /**
+   * Server side: Postgres cancels a statement that has waited this long for one lock (lock_timeout,
+   * SQLSTATE 55P03). It fails before anything commits, so its outcome is known (rolledBack), and a
+   * grouped writer can answer the other rows of its statement (group-writer.ts, `lockedRows`).
+   */
+  lockMs: number;
   /** Client side: a query without an answer for this long fails and its connection is dropped. */
   queryMs: number;
   /** Opening a connection (TCP + start-up + authentication). */
@@ -22,7 +28,7 @@ export interface DbTimeouts {
   keepAliveMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: DbTimeouts = { statementMs: 5_000, queryMs: 6_000, connectMs: 3_000, keepAliveMs: 10_000 };
+export const DEFAULT_TIMEOUTS: DbTimeouts = { statementMs: 5_000, lockMs: 2_000, queryMs: 6_000, connectMs: 3_000, keepAliveMs: 10_000 };
 
 export interface PoolOptions {
   max: number;
@@ -39,7 +45,7 @@ export interface PoolOptions {
 
 /** Connection settings shared by pools and single clients (the LISTEN connection). */
 export function clientConfig(connectionString: string, name: string, t: DbTimeouts = DEFAULT_TIMEOUTS, relaxedCommit = false): pg.ClientConfig {
-  const options = [`-c statement_timeout=${t.statementMs}`, ...(relaxedCommit ? ['-c synchronous_commit=off'] : [])].join(' ');
+  const options = [`-c statement_timeout=${t.statementMs}`, `-c lock_timeout=${t.lockMs}`, ...(relaxedCommit ? ['-c synchronous_commit=off'] : [])].join(' ');
   return {
     connectionString, application_name: name, options,
     connectionTimeoutMillis: t.connectMs || undefined,
@@ -59,13 +65,20 @@ export function createPool(connectionString: string, o: PoolOptions): pg.Pool {
 
 /**
  * Whether a failed statement surely rolled back: Postgres itself refused it for its data (class 22),
- * an integrity rule (23), its text (42) or a limit (54). Anything else (a broken connection, a
+ * an integrity rule (23), its text (42) or a limit (54), or it gave up waiting for a lock (55P03,
+ * lock_timeout: nothing of it had committed). Anything else (a broken connection, a statement
  * timeout on either side) may have committed, so its outcome is unknown.
  */
 export function rolledBack(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
-  return typeof code === 'string' && /^(22|23|42|54)[0-9A-Z]{3}$/.test(code);
+  return typeof code === 'string' && (/^(22|23|42|54)[0-9A-Z]{3}$/.test(code) || code === LOCK_NOT_AVAILABLE);
 }
+
+/** SQLSTATE of a statement that waited longer than lock_timeout for a lock (or found one taken under NOWAIT). */
+export const LOCK_NOT_AVAILABLE = '55P03';
+
+/** Whether the statement failed because it waited too long for a lock (lock_timeout): rolled back. */
+export const lockTimedOut = (err: unknown): boolean => (err as { code?: unknown } | null)?.code === LOCK_NOT_AVAILABLE;
 
 /**
  * The same connection string naming another database. Written without WHATWG URL, which refuses
@@ -84,7 +97,7 @@ export const processAppName = (pid = process.pid): string => `pe:${pid}`;
 /** Errors that mean "the database cannot be reached or answer in time right now" (retryable). */
 export function isDatabaseUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
-  if (typeof e?.code === 'string' && (/^(08|57P0|53)/.test(e.code) || e.code === '57014' ||
+  if (typeof e?.code === 'string' && (/^(08|57P0|53)/.test(e.code) || e.code === '57014' || e.code === LOCK_NOT_AVAILABLE ||
     ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE'].includes(e.code))) return true;
   return /timeout exceeded when trying to connect|Query read timeout|Connection terminated|connect ECONNREFUSED|not currently accepting connections|database system is (starting up|shutting down)/i
     .test(e?.message ?? '');

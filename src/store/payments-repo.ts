@@ -118,6 +118,22 @@ async function insertSorted(db: pg.Pool, cs: PaymentCreate[]): Promise<(InsertOu
   return outcomes.map((o) => (o.status === 'fulfilled' ? o.value : o.reason instanceof Error ? o.reason : new Error(String(o.reason))));
 }
 
+/**
+ * Which of these payments' rows another transaction holds now, in the order given: the ones a lock
+ * (FOR NO KEY UPDATE, what an update of a payment takes) cannot be had on at once. SKIP LOCKED never
+ * waits for a row; the rows it does lock are let go when the statement ends. A grouped writer asks
+ * after a lock timeout, to tell the rows that waited from the rows held (group-writer.ts).
+ */
+export async function heldPayments(db: pg.Pool, ids: string[]): Promise<boolean[]> {
+  const res = await db.query<{ id: string }>({
+    name: 'payments_held',
+    text: 'SELECT id FROM payments WHERE id = ANY($1::text[]) FOR NO KEY UPDATE SKIP LOCKED',
+    values: [ids],
+  });
+  const free = new Set(res.rows.map((r) => r.id));
+  return ids.map((id) => !free.has(id));
+}
+
 export async function findByIdempotencyKey(db: pg.Pool, merchantId: string, livemode: boolean, key: string): Promise<Payment | null> {
   const res = await db.query<PaymentRow>({
     name: 'payment_by_idem',

@@ -87,8 +87,8 @@ const TEMPLATE_LOCK = 727_2001;
  * pool (or one still connecting when it ended) may then be told the server terminated it (57P01).
  * That is the drop, not a failure; any other idle-client error still fails the test.
  */
-export function testPool(connectionString: string, max = 2): pg.Pool {
-  const pool = new pg.Pool({ connectionString, max });
+export function testPool(connectionString: string, max = 2, options?: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, ...(options ? { options } : {}) });
   pool.on('error', (err) => { if ((err as { code?: string }).code !== '57P01') throw err; });
   return pool;
 }
@@ -104,6 +104,7 @@ export function testPool(connectionString: string, max = 2): pg.Pool {
  */
 export const BUSY_MACHINE_DEADLINES = {
   PG_STATEMENT_TIMEOUT_MS: '20000',
+  PG_LOCK_TIMEOUT_MS: '15000',
   PG_QUERY_TIMEOUT_MS: '25000',
   ACTOR_DEADLINE_MS: '30000',
   REQUEST_DEADLINE_MS: '40000',

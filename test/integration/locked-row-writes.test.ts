@@ -9,7 +9,8 @@ import { ADMIN, startTestServer } from '../helpers/server.js';
 import { card, CARDS, newPayment } from '../helpers/checkout.js';
 import { until } from '../helpers/wait.js';
 
-const s = await startTestServer(t, { WORKERS: '1', PG_STATEMENT_TIMEOUT_MS: '120000', PG_QUERY_TIMEOUT_MS: '125000', ACTOR_DEADLINE_MS: '130000' });
+// No lock timeout either: the locked payment waits for its row (lock-timeout-writes.test.ts has the other case).
+const s = await startTestServer(t, { WORKERS: '1', PG_STATEMENT_TIMEOUT_MS: '120000', PG_LOCK_TIMEOUT_MS: '0', PG_QUERY_TIMEOUT_MS: '125000', ACTOR_DEADLINE_MS: '130000' });
 const m = await s.merchant();
 
 t.test('other payments of the shard are paid while one payment row is locked; the locked one is paid once the lock ends', async (t) => {

@@ -74,3 +74,36 @@ t.test('a statement in flight past stalledMs: the writes waiting for it go in a 
   r.open[0]();
   t.same(await stuck, 0);
 });
+
+/** An error as pg reports a statement that waited past lock_timeout. */
+const lockTimeout = () => Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' });
+const timedOut = (err: unknown) => (err as { code?: string }).code === '55P03';
+
+t.test('a lock timeout: the rows not held go again together at once, the held one alone', async (t) => {
+  const groups: number[][] = [];
+  let held = new Set([3]);
+  const w = new GroupWriter(async (items: number[]) => {
+    groups.push(items);
+    if (items.some((i) => held.has(i))) throw lockTimeout();
+    return items.map((i) => i * 10);
+  }, { groupFirst: true, stalledMs: 0, ambiguous: () => false, lockWait: { timedOut, held: async (items) => items.map((i) => held.has(i)) } });
+  const out = await Promise.allSettled([1, 2, 3, 4, 5].map((i) => w.submit(i)));
+  t.same(out.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as { code: string }).code)), [10, 20, '55P03', 40, 50], 'only the held row fails, with the lock timeout');
+  t.same(groups, [[1, 2, 3, 4, 5], [1, 2, 4, 5], [3]], 'no halving: the free rows in one statement, the held row alone');
+  t.equal(w.stats.lockTimeouts, 2, 'both timeouts counted (/metrics: payment_write_lock_timeouts_total)');
+  held = new Set();
+});
+
+t.test('a lock timeout with none of its rows held (the lock is elsewhere): every write fails at once, nothing is sent again', async (t) => {
+  const groups: number[][] = [];
+  const w = new GroupWriter(async (items: number[]) => { groups.push(items); throw lockTimeout(); },
+    { groupFirst: true, stalledMs: 0, ambiguous: () => false, lockWait: { timedOut, held: async (items) => items.map(() => false) } });
+  const out = await Promise.allSettled([1, 2, 3, 4].map((i) => w.submit(i)));
+  t.ok(out.every((o) => o.status === 'rejected' && (o.reason as { code: string }).code === '55P03'), 'each write gets the lock timeout');
+  t.same(groups, [[1, 2, 3, 4]], 'one statement: not halved, not retried');
+  // Without `held` the same: the writer cannot tell which row waited.
+  const alone = new GroupWriter(async (items: number[]) => { groups.push(items); throw lockTimeout(); },
+    { groupFirst: true, stalledMs: 0, ambiguous: () => false, lockWait: { timedOut } });
+  await Promise.allSettled([5, 6].map((i) => alone.submit(i)));
+  t.same(groups.slice(1), [[5, 6]]);
+});
