@@ -125,22 +125,32 @@ async function run(ctx: Ctx, route: Route, s: Services, client: string | null): 
   const bodyP = route.body ? readBody(ctx, limit) : null;
   if (!bodyP && client !== null && route.method !== 'GET') void readBody(ctx, limit);
   let refusal: ApiFailure | null = null;
-  if (route.auth === 'admin') {
-    if (!tokenMatches(bearer(ctx.headers.authorization), s.adminToken)) refusal = fail('admin_unauthorized');
-  } else if (route.auth === 'merchant') {
-    refusal = await merchantGate(ctx, s);
-  } else if (route.auth === 'gateway' || route.auth === 'widget') {
-    const widget = route.path.startsWith(WIDGET_PREFIX);
-    if (widget) grantWidgetOrigin(ctx);
-    refusal = await gatewayGate(ctx, s, route);
-    if (!refusal && widget) refusal = widgetOrigin(ctx, ctx.auth as Principal, s.log);
-  } else if (client !== null) {
-    refusal = await publicGate(ctx, s, client);
+  try {
+    if (route.auth === 'admin') {
+      if (!tokenMatches(bearer(ctx.headers.authorization), s.adminToken)) refusal = fail('admin_unauthorized');
+    } else if (route.auth === 'merchant') {
+      refusal = await merchantGate(ctx, s);
+    } else if (route.auth === 'gateway' || route.auth === 'widget') {
+      const widget = route.path.startsWith(WIDGET_PREFIX);
+      if (widget) grantWidgetOrigin(ctx);
+      refusal = await gatewayGate(ctx, s, route);
+      if (!refusal && widget) refusal = widgetOrigin(ctx, ctx.auth as Principal, s.log);
+    } else if (client !== null) {
+      refusal = await publicGate(ctx, s, client);
+    }
+  } catch (err) {
+    // The gate could not reach the database (the key's lookup): answered 503 by onUnhandled, whose
+    // "nothing happened" sendFailure withholds from a keyed request. Its key may be in the body.
+    if (route.bodyKey && bodyP) await keyFromBody(ctx, bodyP, route.bodyKey);
+    throw err;
   }
   refusal ??= headerProblem(ctx) ?? urlProblem(ctx);
   if (refusal) {
-    // Answered without the body: drain it first, so that a client still sending reads the answer.
-    if (ctx.bodyRead) { ctx.discardBody?.(); await ctx.bodyRead; }
+    // "Nothing happened" is never said of a keyed request (sendFailure): a key in the body is
+    // looked for first. Else answered without the body: drained first, so that a client still
+    // sending reads the answer.
+    if (refusal.code === 'service_unavailable' && route.bodyKey && bodyP) await keyFromBody(ctx, bodyP, route.bodyKey);
+    else if (ctx.bodyRead) { ctx.discardBody?.(); await ctx.bodyRead; }
     return sendFailure(ctx, refusal);
   }
   let body: unknown;
@@ -164,6 +174,15 @@ async function run(ctx: Ctx, route: Route, s: Services, client: string | null): 
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return sendFailure(ctx, fail('body_invalid'));
   }
   await route.handler(ctx, s, body);
+}
+
+/** Sets the request's Idempotency-Key from its body's `field`, when the body is JSON that has one (as the route's handler would). */
+async function keyFromBody(ctx: Ctx, bodyP: ReturnType<typeof readBody>, field: string): Promise<void> {
+  const raw = await bodyP;
+  if (typeof raw !== 'string' || raw.trim() === '') return;
+  const parsed = parseJsonBody(raw);
+  const key = parsed.ok && typeof parsed.value === 'object' && parsed.value !== null ? (parsed.value as Record<string, unknown>)[field] : undefined;
+  if (typeof key === 'string') ctx.headers['idempotency-key'] = key;
 }
 
 /**

@@ -62,5 +62,5 @@ export async function resolveChannelForSession(s: Services, p: Principal, ref: s
 }
 
 /** A gateway route table entry: key-authenticated, with the permission a restricted key needs. */
-export const gatewayRoute = (method: Method, path: string, permission: Permission, handler: Route['handler'], o: { body?: boolean; widget?: boolean } = {}): Route =>
-  ({ method, path, api: 'gateway', auth: o.widget ? 'widget' : 'gateway', permission, body: o.body, handler });
+export const gatewayRoute = (method: Method, path: string, permission: Permission, handler: Route['handler'], o: { body?: boolean; bodyKey?: string; widget?: boolean } = {}): Route =>
+  ({ method, path, api: 'gateway', auth: o.widget ? 'widget' : 'gateway', permission, body: o.body, bodyKey: o.bodyKey, handler });

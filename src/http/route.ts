@@ -19,5 +19,11 @@ export interface Route {
   permission?: Permission;
   /** Whether the handler takes a JSON body. */
   body?: boolean;
+  /**
+   * The body field that may carry the Idempotency-Key (the gateway refund's `idempotency_key`). A
+   * refusal of "nothing happened" before the handler runs (its key's lookup could not reach the
+   * database) first looks for it in the body, so that a keyed request is never told that.
+   */
+  bodyKey?: string;
   handler: (ctx: Ctx, s: Services, body: unknown) => Promise<void> | void;
 }

@@ -16,7 +16,8 @@ import { heldPayments, insertPayments, updatePayments, type PaymentUpdate } from
 import { createPayment, transition } from '../../src/domain/payment.js';
 import { paymentId } from '../../src/domain/ids.js';
 
-const s = await startTestServer(t, { WORKERS: '1', PG_LOCK_TIMEOUT_MS: '500' });
+// No key cache: each request reads its API key, so that a lock on api_keys reaches the gate.
+const s = await startTestServer(t, { WORKERS: '1', PG_LOCK_TIMEOUT_MS: '500', AUTH_CACHE_MS: '0' });
 const m = await s.merchant();
 // The writer's connections wait at most 300 ms for a lock, as the shard's wait PG_LOCK_TIMEOUT_MS.
 const pool = testPool(s.srv.databaseUrl, 4, '-c lock_timeout=300');
@@ -108,3 +109,22 @@ t.test('over HTTP: a pay whose payment row is held answers 503 SERVICE_UNAVAILAB
   const n = [...metrics.matchAll(/^payment_write_lock_timeouts_total\{shard="0",writer="attempt"\} (\d+)$/gm)].map((x) => Number(x[1]));
   t.ok(n.length === 1 && n[0] >= 1, `the lock timeout is counted in /metrics (${n.join(',') || 'none'})`);
 });
+
+t.test('a gateway refund whose key is in its body is never told "nothing happened", even when its API key cannot be read', async (t) => {
+  const sk = (await s.admin('POST', `/internal/merchants/${m.id}/api-keys`, { kind: 'secret', mode: 'test' })).body.key as string;
+  const h = await holder(t);
+  await h.c.query('LOCK TABLE api_keys IN ACCESS EXCLUSIVE MODE');
+  let keyed, bare;
+  try {
+    // The gate's read of the API key times out on the lock (55P03) before the body is parsed.
+    [keyed, bare] = await Promise.all([
+      s.request('POST', '/v2/payments/cs_nobody/refund', { key: sk, body: { amount: 100, idempotency_key: 'body-key-1' } }),
+      s.request('POST', '/v2/payments/cs_nobody/refund', { key: sk, body: { amount: 100 } }),
+    ]);
+  } finally {
+    await h.release();
+  }
+  t.same([keyed.status, keyed.body.error?.code], [503, 'OUTCOME_UNKNOWN'], 'keyed in the body: retry with the same key (an earlier try may have refunded)');
+  t.same([bare.status, bare.body.error?.code], [503, 'SERVICE_UNAVAILABLE'], 'without a key, nothing happened is true and said');
+});
+

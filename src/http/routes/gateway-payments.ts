@@ -167,7 +167,7 @@ async function notRefundable(ctx: Ctx, s: Services, id: string): Promise<ApiFail
 export const gatewayPaymentRoutes: Route[] = [
   gatewayRoute('GET', '/v2/payments', 'payments:read', list),
   gatewayRoute('GET', '/v2/payments/:id', 'payments:read', get),
-  gatewayRoute('POST', '/v2/payments/:id/refund', 'refunds:write', refund, { body: true }),
+  gatewayRoute('POST', '/v2/payments/:id/refund', 'refunds:write', refund, { body: true, bodyKey: 'idempotency_key' }),
 ];
 
 // -- Direct payments: POST /v2/payments, capture and cancel.
