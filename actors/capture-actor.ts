@@ -67,7 +67,7 @@ async function settle(ctx: ActorContext, cur: Payment | null, attemptId: string,
       next = { ...moved.state, pendingAttempt: null };
       events = moved.events;
     }
-    const deliveries = await ctx.payments.updates.submit({ next, expectedVersion: cur.version, prev: cur, events, settle: settlementOf(attemptId, r) });
+    const deliveries = await ctx.payments.updates.submit({ next, prev: cur, events, settle: settlementOf(attemptId, r) });
     if (deliveries !== null) {
       remember(ctx.payments.cache, next.id, next, ctx.now());
       if (deliveries > 0) ctx.onDeliveries?.();

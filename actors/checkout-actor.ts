@@ -83,7 +83,7 @@ async function write(ctx: ActorContext, cur: PaymentWithCheckout, step: { checko
     events = ['payment.requires_action'];
   }
   if (settle) next = { ...next, pendingAttempt: null };
-  const deliveries = await ctx.payments.updates.submit({ next, expectedVersion: payment.version, prev: payment, events, checkout: step.checkout, settle });
+  const deliveries = await ctx.payments.updates.submit({ next, prev: payment, events, checkout: step.checkout, settle });
   if (deliveries === null) return null;
   remember(ctx.payments.cache, next.id, next, ctx.now());
   if (deliveries > 0) ctx.onDeliveries?.();
@@ -99,7 +99,7 @@ async function write(ctx: ActorContext, cur: PaymentWithCheckout, step: { checko
 /** Releases the attempt in flight without moving the payment (the call reached no bank, or was refused). */
 async function release(ctx: ActorContext, cur: PaymentWithCheckout, settle: AttemptSettlement): Promise<boolean> {
   const next: Payment = { ...cur.payment, pendingAttempt: null, version: cur.payment.version + 1 };
-  const ok = (await ctx.payments.updates.submit({ next, expectedVersion: cur.payment.version, prev: cur.payment, events: [], settle })) !== null;
+  const ok = (await ctx.payments.updates.submit({ next, prev: cur.payment, events: [], settle })) !== null;
   if (ok) remember(ctx.payments.cache, next.id, next, ctx.now());
   return ok;
 }

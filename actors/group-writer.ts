@@ -43,8 +43,9 @@ export interface GroupWriterOptions<I = unknown> {
   stalledMs?: number;
   /**
    * Lock timeouts (see the file's head): `timedOut` tells one apart, `held` says which of the items'
-   * rows another transaction holds now (without waiting for them). Without `held`, a statement that
-   * timed out on a lock fails all its writes with the error.
+   * rows another transaction holds now (without waiting for them). Without `held`, or when `held`
+   * fails (it logs its own error: the writer has no logger), a statement that timed out on a lock
+   * fails all its writes with the lock timeout.
    */
   lockWait?: { timedOut: (err: unknown) => boolean; held?: (items: I[]) => Promise<boolean[]> };
 }

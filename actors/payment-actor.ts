@@ -71,7 +71,7 @@ export async function handleApply(ctx: ActorContext, m: CommandOf<'payment.apply
       if (fromCache) { fromCache = false; cache.delete(m.id); state = await loadPayment(ctx, m.id); continue; }
       return { ok: false, failure: refused! };
     }
-    const deliveries = await updates.submit({ next: result.state, expectedVersion: state.version, prev: state, events: result.events });
+    const deliveries = await updates.submit({ next: result.state, prev: state, events: result.events });
     if (deliveries !== null) {
       remember(cache, m.id, result.state, ctx.now());
       if (deliveries > 0) ctx.onDeliveries?.();

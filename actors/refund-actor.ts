@@ -88,7 +88,7 @@ async function settle(ctx: ActorContext, cur: Payment | null, r: Refund, res: Re
       }
       const status = res.kind === 'succeeded' ? 'succeeded' : 'failed';
       const deliveries = await ctx.payments.refundSettles.submit({
-        next, expectedVersion: cur.version, prev: cur, events,
+        next, prev: cur, events,
         refund: { id: r.id, status, failureCode: res.kind === 'failed' ? res.code : null, connectorRef: res.ref },
         attempt: { id: r.attemptId, status, result: res },
       });

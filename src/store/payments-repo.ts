@@ -164,9 +164,11 @@ export interface AttemptSettlement { id: string; status: 'succeeded' | 'failed' 
 
 export interface PaymentUpdate {
   next: Payment;
-  expectedVersion: number;
-  /** The payment as its actor loaded it at `expectedVersion`: what its balance counted of it until now (balanceDelta). */
-  prev: Pick<Payment, 'status' | 'net'>;
+  /**
+   * The payment as its actor loaded it: the row applies only if it still has this version, and what
+   * the balance counted of it until now comes from it (balanceDelta).
+   */
+  prev: Pick<Payment, 'version' | 'status' | 'net'>;
   events: string[];
   /** The new checkout state, when the change is a checkout step (kept as it is when absent). */
   checkout?: CheckoutState | null;
@@ -255,7 +257,7 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
     name: 'payments_update',
     text: UPDATE_SQL,
     values: [
-      col((u) => u.next.id), col((u) => u.expectedVersion), col((u) => u.next.status), col((u) => u.next.amountRefunded),
+      col((u) => u.next.id), col((u) => u.prev.version), col((u) => u.next.status), col((u) => u.next.amountRefunded),
       col((u) => u.next.method), col((u) => jsonOrNull(u.next.card)), col((u) => jsonOrNull(u.next.failure)),
       col((u) => isoOrNull(u.next.paidAt)), col((u) => new Date(u.next.updatedAt).toISOString()), col((u) => u.next.version),
       col((u) => jsonOrNull(u.next.charged)),

@@ -73,9 +73,8 @@ export async function beginRefunds(db: pg.Pool, bs: RefundBegin[]): Promise<bool
 export interface RefundSettlement {
   /** The payment after the refund (moved when the money went back, else only its version and attempt). */
   next: Payment;
-  expectedVersion: number;
-  /** The payment as its actor loaded it at `expectedVersion` (balanceDelta). */
-  prev: Pick<Payment, 'status' | 'net'>;
+  /** The payment as its actor loaded it: the row applies only at this version; balanceDelta from it. */
+  prev: Pick<Payment, 'version' | 'status' | 'net'>;
   refund: { id: string; status: 'succeeded' | 'failed'; failureCode: string | null; connectorRef: string | null };
   attempt: { id: string; status: 'succeeded' | 'failed'; result: unknown };
   events: string[];
@@ -163,7 +162,7 @@ export async function settleRefunds(db: pg.Pool, ss: RefundSettlement[]): Promis
   const res = await db.query<{ id: string; refunds: number; deliveries: number }>({
     name: 'refunds_settle',
     text: SETTLE_SQL,
-    values: [col((s) => s.next.id), col((s) => s.expectedVersion), col((s) => s.next.status), col((s) => s.next.amountRefunded), col((s) => s.next.net),
+    values: [col((s) => s.next.id), col((s) => s.prev.version), col((s) => s.next.status), col((s) => s.next.amountRefunded), col((s) => s.next.net),
       col((s) => iso(s.next.updatedAt)), col((s) => s.next.version), col((s) => s.attempt.id),
       col((s) => s.refund.status), col((s) => s.refund.failureCode), col((s) => s.refund.connectorRef), col((s) => s.refund.id),
       col((s) => s.attempt.status), col((s) => JSON.stringify(s.attempt.result)),

@@ -78,7 +78,7 @@ t.test('grouped updates: each applies on its own version; a stale one alone is r
   const results = await Promise.all(ps.map((p, i) => {
     const r = transition(p, { type: 'expire' }, Date.now());
     if (!r.ok) throw new Error(r.code);
-    return updates.submit({ next: r.state, expectedVersion: i === 7 ? p.version + 1 : p.version, prev: p, events: r.events });
+    return updates.submit({ next: r.state, prev: i === 7 ? { ...p, version: p.version + 1 } : p, events: r.events });
   }));
   t.equal(results[7], null, 'the stale update is refused');
   t.ok(results.every((r, i) => (i === 7 ? r === null : r === 0)), 'the others applied (no endpoint: 0 deliveries)');

@@ -43,7 +43,7 @@ async function expiries(n: number): Promise<PaymentUpdate[]> {
   return ps.map((p) => {
     const r = transition(p, { type: 'expire' }, Date.now());
     if (!r.ok) throw new Error(r.code);
-    return { next: r.state, expectedVersion: p.version, prev: p, events: r.events };
+    return { next: r.state, prev: p, events: r.events };
   });
 }
 

@@ -52,7 +52,7 @@ async function paidWithPendingRefunds(ps: Payment[]): Promise<{ paid: Payment[];
 /** The outcome of a refund of 100 that the bank made, on the payment as paidWithPendingRefunds left it. */
 const refunded = (p: Payment, b: RefundBegin, events: string[], now: number, versionOffset = 0) => ({
   next: { ...p, status: 'partially_refunded' as const, amountRefunded: 100, net: p.net - 100, pendingAttempt: null, updatedAt: now, version: p.version + 2 },
-  expectedVersion: p.version + 1 + versionOffset, prev: p, events,
+  prev: { ...p, version: p.version + 1 + versionOffset }, events,
   refund: { id: b.refund.id, status: 'succeeded' as const, failureCode: null, connectorRef: `ref-${b.refund.id}` },
   attempt: { id: b.attempt.id, status: 'succeeded' as const, result: { kind: 'succeeded' } },
 });
@@ -101,7 +101,7 @@ t.test('grouped refund outcomes: each on its own version; a succeeded, a failed 
   const now = Date.now();
   const settlement = (i: number, ok: boolean, versionOffset = 0) => (ok ? refunded(paid[i], bs[i], ['refund.succeeded'], now, versionOffset) : {
     next: { ...paid[i], pendingAttempt: null, updatedAt: now, version: paid[i].version + 2 },
-    expectedVersion: paid[i].version + 1 + versionOffset, prev: paid[i], events: [],
+    prev: { ...paid[i], version: paid[i].version + 1 + versionOffset }, events: [],
     refund: { id: bs[i].refund.id, status: 'failed' as const, failureCode: 'refund_declined', connectorRef: null },
     attempt: { id: bs[i].attempt.id, status: 'failed' as const, result: { kind: 'failed' } },
   });

@@ -29,7 +29,7 @@ t.test('a committed transition writes its event and one delivery per subscribed 
   await insertPayments(pool, [p]);
   const r = transition(p, { type: 'expire' }, Date.now());
   if (!r.ok) throw new Error(r.code);
-  t.equal((await updatePayments(pool, [{ next: r.state, expectedVersion: p.version, prev: p, events: r.events }]))[0], 1);
+  t.equal((await updatePayments(pool, [{ next: r.state, prev: p, events: r.events }]))[0], 1);
   t.equal(await count('events', "aggregate_id = $1 AND type = 'payment.expired'", [p.id]), 1);
   t.equal(await count('webhook_deliveries d JOIN events e ON e.id = d.event_id', "e.aggregate_id = $1", [p.id]), 1);
 });
@@ -39,7 +39,7 @@ t.test('a version conflict writes nothing', async (t) => {
   await insertPayments(pool, [p]);
   const r = transition(p, { type: 'expire' }, Date.now());
   if (!r.ok) throw new Error(r.code);
-  t.equal((await updatePayments(pool, [{ next: r.state, expectedVersion: p.version + 5, prev: p, events: r.events }]))[0], null);
+  t.equal((await updatePayments(pool, [{ next: r.state, prev: { ...p, version: p.version + 5 }, events: r.events }]))[0], null);
   t.equal(await count('events', "aggregate_id = $1 AND type <> 'payment.created'", [p.id]), 0);
   t.equal(await count('webhook_deliveries d JOIN events e ON e.id = d.event_id', 'e.aggregate_id = $1', [p.id]), 0);
 });
@@ -54,7 +54,7 @@ t.test('a transaction rolled back after the change leaves no event and no delive
     await client.query('BEGIN');
     // The same statement the actor runs, inside a transaction that then fails.
     const one = { query: client.query.bind(client) } as unknown as pg.Pool;
-    t.equal((await updatePayments(one, [{ next: r.state, expectedVersion: p.version, prev: p, events: r.events }]))[0], 1);
+    t.equal((await updatePayments(one, [{ next: r.state, prev: p, events: r.events }]))[0], 1);
     await client.query('SELECT 1/0').catch(() => {});
     await client.query('ROLLBACK');
   } finally { client.release(); }
