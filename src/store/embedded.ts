@@ -105,15 +105,30 @@ async function startPostgres(place: Placement, port: number, log: Logger): Promi
   return child;
 }
 
+/** Postgres's start-up refusal when another process took the port between freePort() and its bind. */
+const portTaken = (err: unknown): boolean => /could not create any TCP\/IP sockets|could not bind IPv4 address/.test((err as Error)?.message ?? '');
+
 export async function startEmbedded(dataDir: string, log: Logger): Promise<Embedded> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  let port = 0;
-  while (!port) port = await freePort();
   const place = placeEmbedded(dataDir);
   if (place.note) log.info({ note: place.note }, 'embedded postgres runs as the postgres user');
   if (!existsSync(path.join(place.databaseDir, 'PG_VERSION'))) await initdb(place, log);
   await stopOrphan(place.databaseDir, log);
-  const child = await startPostgres(place, port, log);
+  // The port is found free, then bound by Postgres a moment later: another process on this machine
+  // (a parallel test's embedded Postgres) may take it in between. Then a new port, a few times.
+  let port = 0;
+  let child: ChildProcess;
+  for (let tries = 1; ; tries++) {
+    port = 0;
+    while (!port) port = await freePort();
+    try {
+      child = await startPostgres(place, port, log);
+      break;
+    } catch (err) {
+      if (tries >= 5 || !portTaken(err)) throw err;
+      log.warn({ err, port }, 'the embedded Postgres found its port taken; trying another');
+    }
+  }
   const exited = new Promise<void>((r) => { if (child.exitCode !== null) r(); else child.on('exit', () => r()); });
   const onExit = () => { if (child.exitCode === null) child.kill('SIGINT'); };
   process.on('exit', onExit);
