@@ -51,11 +51,11 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const execute = (ctx: ActorContext, cmd: Command): Promise<Reply> =>
     (handlers[cmd.kind] as (ctx: ActorContext, cmd: Command) => Promise<Reply>)(ctx, cmd);
   const log = createLogger(init.logLevel).child({ shard: init.shard });
-  const db = createPool(init.databaseUrl, { max: init.poolSize, name: `${init.appName}:w${init.shard}`, timeouts: init.dbTimeouts });
+  const db = createPool(init.databaseUrl, { max: init.poolSize, name: `${init.appName}:w${init.shard}`, log, timeouts: init.dbTimeouts });
   // The sandbox bank stands for a remote acquirer: its ledger's statements run on its own connection
   // when the budget gives it one (pool-budget.ts), named so that pg_stat_activity tells them apart.
   const bankDb = init.bankPoolSize > 0
-    ? createPool(init.databaseUrl, { max: init.bankPoolSize, name: `${init.appName}:bank${init.shard}`, timeouts: init.dbTimeouts })
+    ? createPool(init.databaseUrl, { max: init.bankPoolSize, name: `${init.appName}:bank${init.shard}`, log, timeouts: init.dbTimeouts })
     : null;
   const out = new BatchedPort<FromWorker>(port);
   const send = (m: FromWorker) => out.post(m);
@@ -103,7 +103,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const mailbox = new KeyedMailbox(init.mailboxLimit, init.mailboxPerIdLimit);
   let processed = 0;
   const w = init.webhooks;
-  const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, timeouts: init.dbTimeouts, relaxedCommit: true });
+  const hooksDb = createPool(init.databaseUrl, { max: Math.max(1, init.hooksPoolSize), name: `${init.appName}:hooks${init.shard}`, log, timeouts: init.dbTimeouts, relaxedCommit: true });
   const metrics = workerMetrics(init.shard, { [`w${init.shard}`]: db, [`hooks${init.shard}`]: hooksDb, ...(bankDb ? { [`bank${init.shard}`]: bankDb } : {}) }, () => processed,
     { create: ctx.payments.creates, update: ctx.payments.updates, attempt: ctx.payments.attempts, payout_begin: ctx.payouts.begins, payout_settle: ctx.payouts.settles });
   const webhooks = new WebhookDispatcher({
@@ -119,7 +119,8 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   // not wait for it (until then the front end writes the cache).
   const redisUrl = init.redisUrl;
   if (redisUrl) {
-    void import('../src/store/kv-redis.js').then(({ RedisKeyValue }) => { ctx.replays = new ReplayCache(new RedisKeyValue(redisUrl, init.kvPrefix ?? '')); })
+    const onConnectionError = (err: Error) => log.warn({ err }, 'the replay cache\'s redis connection failed; reconnecting (told once per outage)');
+    void import('../src/store/kv-redis.js').then(({ RedisKeyValue }) => { ctx.replays = new ReplayCache(new RedisKeyValue(redisUrl, init.kvPrefix ?? '', { onConnectionError })); })
       .catch((err: Error) => log.warn({ err }, 'replay cache unavailable on this worker; the front end writes it'));
   }
 

@@ -66,14 +66,14 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const appName = processAppName();
   // Migrations may run longer than a statement deadline: a one-connection pool with a 10 min
   // bound instead, closed before the others open.
-  const migrations = createPool(databaseUrl, { max: 1, name: `${appName}:migrate`, timeouts: { ...config.db, statementMs: 0, lockMs: 0, queryMs: 600_000 } });
+  const migrations = createPool(databaseUrl, { max: 1, name: `${appName}:migrate`, log, timeouts: { ...config.db, statementMs: 0, lockMs: 0, queryMs: 600_000 } });
   try {
     const applied = await migrate(migrations);
     if (applied.length) log.info({ applied }, 'migrations applied');
   } finally {
     await migrations.end().catch((err: Error) => log.warn({ err }, 'closing the migration connection failed'));
   }
-  const db = createPool(databaseUrl, { max: budget.front, name: `${appName}:front`, timeouts: config.db });
+  const db = createPool(databaseUrl, { max: budget.front, name: `${appName}:front`, log, timeouts: config.db });
   log.info({ budget, pgPoolMax: config.pgPoolMax }, 'postgres connection budget');
 
   let kv: KeyValue;
@@ -82,6 +82,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
       onBreaker: (node, open) => (open
         ? log.warn({ node }, 'redis node failing: circuit open, its keys fail open without asking it until a probe succeeds')
         : log.info({ node }, 'redis node answers again: circuit closed')),
+      onConnectionError: (err) => log.warn({ err }, 'redis connection failed; reconnecting (told once per outage)'),
     });
     if (!(await redis.ready())) log.warn('redis unreachable at start; rate limits fail open and idempotency falls back to Postgres until it is back');
     kv = redis;

@@ -41,7 +41,12 @@ export interface PoolOptions {
    * records (a lost record means one more delivery with the same event id, which receivers expect).
    */
   relaxedCommit?: boolean;
+  /** Told of an idle connection's error (the server restarted or closed it): the pool drops that connection. */
+  log: IdleErrorLog;
 }
+
+/** Where a pool reports the errors no query sees (pino's `warn` fits). */
+export interface IdleErrorLog { warn(obj: { err: Error; pool: string }, msg: string): void }
 
 /** Connection settings shared by pools and single clients (the LISTEN connection). */
 export function clientConfig(connectionString: string, name: string, t: DbTimeouts = DEFAULT_TIMEOUTS, relaxedCommit = false): pg.ClientConfig {
@@ -57,9 +62,10 @@ export function clientConfig(connectionString: string, name: string, t: DbTimeou
 export function createPool(connectionString: string, o: PoolOptions): pg.Pool {
   const t = o.timeouts ?? DEFAULT_TIMEOUTS;
   const pool = new pg.Pool({ ...clientConfig(connectionString, o.name, t, o.relaxedCommit), max: o.max, idleTimeoutMillis: 30_000 });
-  // An idle client's error (server restart) must not crash the process; the next query reconnects.
-  // A client whose query timed out is released with the error, so the pool drops that connection.
-  pool.on('error', () => {});
+  // An idle client's error (server restart, a connection killed by an operator) must not crash the
+  // process: the pool drops that connection and the next query opens another. It is logged, since no
+  // query sees it. A client whose query timed out is released with the error, so the pool drops it too.
+  pool.on('error', (err) => o.log.warn({ err, pool: o.name }, 'an idle database connection failed; the pool replaces it'));
   return pool;
 }
 

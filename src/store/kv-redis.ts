@@ -63,6 +63,11 @@ export interface RedisKvOptions {
   breaker?: BreakerOptions;
   /** Told when a node's breaker opens (true) or closes again (false). */
   onBreaker?: (node: string, open: boolean) => void;
+  /**
+   * Told of the connection's first error of each outage (refused, reset, timed out), with its cause;
+   * the client reconnects by itself and is told again only after it was ready once more.
+   */
+  onConnectionError?: (err: Error) => void;
 }
 
 export class RedisKeyValue implements KeyValue {
@@ -79,6 +84,7 @@ export class RedisKeyValue implements KeyValue {
 
   constructor(url: string, private readonly prefix: string, opts: RedisKvOptions = {}) {
     this.onBreaker = opts.onBreaker ?? (() => {});
+    const onConnectionError = opts.onConnectionError ?? (() => {});
     this.timeoutMs = opts.timeoutMs ?? KV_TIMEOUT_MS;
     this.breakerOpts = opts.breaker ?? DEFAULT_BREAKER;
     const nodeOpts = {
@@ -100,7 +106,11 @@ export class RedisKeyValue implements KeyValue {
       clusterRetryStrategy: (times: number) => Math.min(times * 200, 2000),
     }) : null;
     const client = (this.cluster ?? new Redis(url, nodeOpts)) as Client;
-    client.on('error', () => {}); // reconnects by itself; callers see command errors and fail open
+    // The client reconnects by itself and callers see command errors and fail open; the cause of an
+    // outage is reported once, not at every retry (every 0.2-2 s while Redis is down).
+    let reported = false;
+    client.on('error', (err: Error) => { if (!reported) { reported = true; onConnectionError(err); } });
+    client.on('ready', () => { reported = false; });
     client.defineCommand('rateLease', { numberOfKeys: 1, lua: RATE_LEASE });
     client.defineCommand('setIfAbsent', { numberOfKeys: 1, lua: SET_IF_ABSENT });
     client.defineCommand('setMany', { lua: SET_MANY });
