@@ -54,8 +54,12 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   const db = createPool(init.databaseUrl, { max: init.poolSize, name: `${init.appName}:w${init.shard}`, log, timeouts: init.dbTimeouts });
   // The sandbox bank stands for a remote acquirer: its ledger's statements run on its own connection
   // when the budget gives it one (pool-budget.ts), named so that pg_stat_activity tells them apart.
+  // Its commits do not wait for their WAL flush: every engine commit that records what the bank
+  // answered comes later in the same WAL and flushes it, so a Postgres crash can lose a bank row only
+  // with everything the engine built on it, as a remote bank that never got the call
+  // (docs/decisions.md, "The sandbox bank's commits do not wait for the disk").
   const bankDb = init.bankPoolSize > 0
-    ? createPool(init.databaseUrl, { max: init.bankPoolSize, name: `${init.appName}:bank${init.shard}`, log, timeouts: init.dbTimeouts })
+    ? createPool(init.databaseUrl, { max: init.bankPoolSize, name: `${init.appName}:bank${init.shard}`, log, timeouts: init.dbTimeouts, relaxedCommit: true })
     : null;
   const out = new BatchedPort<FromWorker>(port);
   const send = (m: FromWorker) => out.post(m);

@@ -36,9 +36,10 @@ export interface PoolOptions {
   name: string;
   timeouts?: DbTimeouts;
   /**
-   * The pool's commits do not wait for the WAL flush (synchronous_commit off). Only for
-   * bookkeeping whose loss in a Postgres crash is harmless, such as webhook claims and attempt
-   * records (a lost record means one more delivery with the same event id, which receivers expect).
+   * The pool's commits do not wait for the WAL flush (synchronous_commit off). Only for records
+   * whose loss in a Postgres crash is harmless: webhook claims and attempt records (a lost record
+   * means one more delivery with the same event id, which receivers expect), and the sandbox bank's
+   * ledger (every engine commit built on a bank answer flushes the WAL that holds it).
    */
   relaxedCommit?: boolean;
   /** Told of an idle connection's error (the server restarted or closed it): the pool drops that connection. */

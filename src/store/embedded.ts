@@ -10,7 +10,12 @@ import path from 'node:path';
 import type { Logger } from '../log.js';
 import { placeEmbedded, type Placement, type PgUser } from './embedded-place.js';
 
-export interface Embedded { url: string; stop(): Promise<void> }
+export interface Embedded {
+  url: string;
+  /** The postmaster's process id (a fault test ends it as a crash would: SIGQUIT, an immediate shutdown). */
+  pid: number;
+  stop(): Promise<void>;
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -135,6 +140,7 @@ export async function startEmbedded(dataDir: string, log: Logger): Promise<Embed
   log.info({ port, databaseDir: place.databaseDir }, 'embedded postgres started');
   return {
     url: `postgres://postgres:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    pid: child.pid!,
     stop: async () => { process.removeListener('exit', onExit); onExit(); await exited; },
   };
 }
