@@ -5,17 +5,10 @@ import t from 'tap';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { RedisKeyValue } from '../../src/store/kv-redis.js';
+import { freePort } from '../../src/store/embedded.js';
 import { until } from '../helpers/wait.js';
 
 const missing = spawnSync('redis-server', ['--version']).status === 0 ? false : 'needs the redis-server program (apt-get install -y redis-server): the test stops its own Redis';
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
-}
 
 function startRedis(port: number): ChildProcess {
   return spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no'], { stdio: 'ignore' });
