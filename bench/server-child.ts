@@ -62,8 +62,9 @@ export async function startServer(o: ServerChildOptions, extraEnv: Record<string
     WORKERS: String(o.workers), ADMIN_TOKEN: adminToken, LOG_LEVEL: 'info', DEMO_MERCHANT: '0',
     CARD_FINGERPRINT_KEY: `bench_${randomBytes(16).toString('hex')}`,
     ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
-    // The worker heap settings pass through, to compare them on one machine (docs/operations.md "Memory").
-    ...Object.fromEntries(['WORKER_YOUNG_GENERATION_MB', 'WORKER_OLD_GENERATION_MB'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!])),
+    // The worker heap settings and the connection budget pass through, to compare them on one machine
+    // (docs/operations.md "Memory" and "Database connections").
+    ...Object.fromEntries(['WORKER_YOUNG_GENERATION_MB', 'WORKER_OLD_GENERATION_MB', 'PG_POOL_MAX'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!])),
     ...extraEnv,
   };
   const started = Date.now();
