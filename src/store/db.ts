@@ -46,8 +46,11 @@ export interface PoolOptions {
   log: IdleErrorLog;
 }
 
-/** Where a pool reports the errors no query sees (pino's `warn` fits). */
-export interface IdleErrorLog { warn(obj: { err: Error; pool: string }, msg: string): void }
+/** Where a pool reports the errors no query sees (pino's `warn` and `debug` fit). */
+export interface IdleErrorLog {
+  warn(obj: { err: Error; pool: string }, msg: string): void;
+  debug(obj: { err: Error; pool: string }, msg: string): void;
+}
 
 /** Connection settings shared by pools and single clients (the LISTEN connection). */
 export function clientConfig(connectionString: string, name: string, t: DbTimeouts = DEFAULT_TIMEOUTS, relaxedCommit = false): pg.ClientConfig {
@@ -66,7 +69,13 @@ export function createPool(connectionString: string, o: PoolOptions): pg.Pool {
   // An idle client's error (server restart, a connection killed by an operator) must not crash the
   // process: the pool drops that connection and the next query opens another. It is logged, since no
   // query sees it. A client whose query timed out is released with the error, so the pool drops it too.
-  pool.on('error', (err) => o.log.warn({ err, pool: o.name }, 'an idle database connection failed; the pool replaces it'));
+  // Once the pool is ending, its clients are closing: `end()` resolves before their sockets are gone,
+  // and a Postgres that stops or drops the database meanwhile tells them they were terminated (57P01).
+  // That is the shutdown, not a fault, so it is a debug line.
+  pool.on('error', (err) => {
+    if ((pool as { ending?: boolean }).ending) o.log.debug({ err, pool: o.name }, 'a database connection closing with its pool was terminated');
+    else o.log.warn({ err, pool: o.name }, 'an idle database connection failed; the pool replaces it');
+  });
   return pool;
 }
 

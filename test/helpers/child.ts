@@ -14,7 +14,8 @@ export function startChild(env: Record<string, string>, timeoutMs = 30_000): Pro
   if (merged.DATABASE_URL && merged.CARD_FINGERPRINT_KEY === undefined) merged.CARD_FINGERPRINT_KEY = 'test-fingerprint-key-not-secret';
   const proc = spawn(process.execPath, [MAIN], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  const exited = new Promise<number | null>((r) => proc.on('exit', (code) => r(code)));
+  // A death by signal is written into the output, so a test that reads it says which signal.
+  const exited = new Promise<number | null>((r) => proc.on('exit', (code, signal) => { if (signal) out += `\n[the server ended by ${signal}]\n`; r(code); }));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`server did not start:\n${out}`)); }, timeoutMs);
     let listening = false;

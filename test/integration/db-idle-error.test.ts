@@ -16,11 +16,14 @@ t.test('an idle connection killed under the front end\'s pool is logged, and the
   const admin = new pg.Client({ connectionString: s.srv.databaseUrl });
   await admin.connect();
   t.teardown(() => admin.end());
-  const killed = await admin.query(
+  const kill = async () => (await admin.query(
     `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-      WHERE datname = current_database() AND application_name LIKE '%:front' AND state = 'idle' AND pid <> pg_backend_pid()`);
-  t.ok(killed.rowCount! >= 1, 'an idle connection of the front end was found and killed');
-  await until('the pool reports the failed connection', () => warned() !== undefined);
+      WHERE datname = current_database() AND application_name LIKE '%:front' AND state = 'idle' AND pid <> pg_backend_pid()`)).rowCount!;
+  t.ok(await kill() >= 1, 'an idle connection of the front end was found and killed');
+  // A sweep of the main thread may have taken that connection from the pool just before it was
+  // killed (Postgres shows it idle until its query arrives): then its query saw the error, not the
+  // pool. Each look kills the front end's idle connections again until one dies in the pool.
+  await until('the pool reports the failed connection', async () => warned() !== undefined || (await kill(), false), 20_000, 100);
   const entry = JSON.parse(warned()!);
   t.equal(entry.level, 40, 'a warning');
   t.match(entry.pool, /:front$/, 'names the pool');

@@ -2,9 +2,9 @@
 // re-run migrations. The server keeps answering and stores nothing half-done.
 import t from 'tap';
 import net from 'node:net';
-import pg from 'pg';
 import { startTestServer } from '../helpers/server.js';
 import { migrate } from '../../src/store/migrate.js';
+import { testPool } from '../helpers/env.js';
 
 const s = await startTestServer(t);
 const m = await s.merchant();
@@ -56,7 +56,7 @@ t.test('odd paths and encodings get the envelope', async (t) => {
 });
 
 t.test('migrations are idempotent and recorded', async (t) => {
-  const pool = new pg.Pool({ connectionString: s.srv.databaseUrl, max: 2 });
+  const pool = testPool(s.srv.databaseUrl, 2);
   t.teardown(() => pool.end());
   t.same(await migrate(pool), [], 'a second run applies nothing');
   const { rows } = await pool.query('SELECT version, name FROM schema_migrations ORDER BY version');

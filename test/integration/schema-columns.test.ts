@@ -19,12 +19,13 @@ import { findByIdempotencyKey, findPayment, findPaymentByOrder } from '../../src
 import { findPayout, findPayoutKey, listPayouts } from '../../src/store/payouts-repo.js';
 import { findRefundByAttempt, listRefunds } from '../../src/store/refunds-repo.js';
 import { listActiveSbpMembers } from '../../src/store/sbp-members-repo.js';
-import { PG_URL, freshDatabase } from '../helpers/env.js';
+import { PG_URL, freshDatabase, testPool } from '../helpers/env.js';
 
 if (!PG_URL) t.plan(0, 'skipped: needs DATABASE_URL (the migrated schema is read from Postgres; CI sets it)');
 else {
   const database = await freshDatabase('cols');
-  const db = new pg.Pool({ connectionString: database.url, max: 1 });
+  // testPool: the teardown's drop may tell a client still closing that it was terminated (57P01).
+  const db = testPool(database.url, 1);
   t.teardown(async () => { await db.end(); await database.drop(); });
 
   t.test('the listed columns are the migrated tables\' columns, in order', async (t) => {
@@ -62,7 +63,7 @@ else {
     // Each read on a connection of its own: a failed query makes the pool drop its connection, and
     // the reads after it would prepare afresh on a new one.
     for (const [i, [name, read]] of reads.entries()) {
-      const db = new pg.Pool({ connectionString: database.url, max: 1 });
+      const db = testPool(database.url, 1);
       try {
         await read(db);
         const prepared = (await db.query<{ name: string }>('SELECT name FROM pg_prepared_statements')).rows.map((r) => r.name);
