@@ -73,7 +73,7 @@ export function createPool(connectionString: string, o: PoolOptions): pg.Pool {
   // and a Postgres that stops or drops the database meanwhile tells them they were terminated (57P01).
   // That is the shutdown, not a fault, so it is a debug line.
   pool.on('error', (err) => {
-    if ((pool as { ending?: boolean }).ending) o.log.debug({ err, pool: o.name }, 'a database connection closing with its pool was terminated');
+    if (pool.ending) o.log.debug({ err, pool: o.name }, 'a database connection closing with its pool was terminated');
     else o.log.warn({ err, pool: o.name }, 'an idle database connection failed; the pool replaces it');
   });
   return pool;
