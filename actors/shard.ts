@@ -116,7 +116,7 @@ export async function serveShard(port: MessagePort, init: WorkerInit, handlers: 
   });
   // Woken by the process's LISTEN connection when any process queues deliveries (and by its own commits).
   let stopWake = (): void => {};
-  if (w.dispatch) { webhooks.start(); ctx.onDeliveries = () => webhooks.kick(); stopWake = onWebhookWake(() => webhooks.kick()); }
+  if (w.dispatch) { webhooks.start(); ctx.onDeliveries = () => webhooks.kick('commit'); stopWake = onWebhookWake(() => webhooks.kick('notify')); }
   const sweeper = setInterval(() => passivate(ctx.payments.cache, ctx.now(), IDLE_MS), 10_000);
 
   // The replay cache's Redis client is loaded after the shard serves: a worker's first commands do

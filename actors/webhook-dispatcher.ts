@@ -18,7 +18,7 @@ import { activeSecrets, claimDeliveries, gatewayTargetContext, recordAttempts, t
 import { lockTimedOut, rolledBack } from '../src/store/db.js';
 import { GroupWriter } from './group-writer.js';
 import { postWebhook, systemResolver, type Resolver } from './webhook-http.js';
-import type { WebhookMetrics } from '../src/metrics/webhooks.js';
+import type { WakeupSource, WebhookMetrics } from '../src/metrics/webhooks.js';
 
 export const MAX_BODY_BYTES = 256 * 1024;
 
@@ -109,22 +109,28 @@ export class WebhookDispatcher {
 
   start(): void {
     this.started = true;
-    this.timer = setInterval(() => this.kick(), this.c.pollMs);
+    this.timer = setInterval(() => this.kick('poll'), this.c.pollMs);
     this.timer.unref();
-    this.kick();
+    this.kick('poll');
   }
 
   /**
    * Looks for due work now (called after a commit that queued deliveries, and by the timer). Only a
    * started dispatcher looks on its own: one driven by hand (the main thread's, for the operator's
    * test ping and resend, even with WEBHOOK_DISPATCH=0; tests) attempts only what it is asked to.
+   * `source` is counted (webhook_wakeups_total); a call during a claim coalesces into one more.
    */
-  kick(): void {
+  kick(source: WakeupSource): void {
     if (!this.started || this.stopped) return;
+    this.c.metrics?.wakeups.inc({ source });
+    this.look();
+  }
+
+  private look(): void {
     if (this.ticking) { this.again = true; return; }
     this.ticking = this.tick().catch((err: Error) => { this.c.log?.warn({ err }, 'webhook claim failed'); return 0; }).finally(() => {
       this.ticking = null;
-      if (this.again) { this.again = false; this.kick(); }
+      if (this.again && !this.stopped) { this.again = false; this.look(); }
     });
   }
 
@@ -139,6 +145,8 @@ export class WebhookDispatcher {
     const claimed = await claimDeliveries(this.c.db, {
       limit: Math.min(room, 100), leaseMs: this.c.leaseMs, rooms, perEndpoint: this.c.perEndpoint, only, force,
     });
+    this.c.metrics?.claims.inc({ result: claimed.length > 0 ? 'took' : 'empty' });
+    this.c.metrics?.claimed.inc(claimed.length);
     // An endpoint this claim got all the room it asked for has at least as much work waiting as
     // free slots: each of these requests began with it saturated, and each fast answer widens its
     // bound by one, so a round of them doubles it (TCP's slow start). Counting only the request
@@ -165,7 +173,7 @@ export class WebhookDispatcher {
         if (n === 0) this.perEndpoint.delete(key); else this.perEndpoint.set(key, n);
         // A slot is free again: look for more at once rather than at the next poll (kicks coalesce,
         // so a busy stream costs one claim per round, not one per delivery).
-        this.kick();
+        this.kick('slot');
       };
       const p = this.attempt(d, release).catch((err: Error) => {
         // Recording failed (database unreachable): the lease runs out and the delivery is retried.
@@ -173,7 +181,7 @@ export class WebhookDispatcher {
       }).finally(() => {
         this.inflight--;
         this.running.delete(p);
-        if (held) release(); else this.kick();
+        if (held) release(); else this.kick('slot');
       });
       this.running.add(p);
     }
@@ -255,9 +263,12 @@ export class WebhookDispatcher {
     const reach = this.c.allowPrivate || (this.c.allowLoopbackTest && !d.event.livemode ? 'loopback' : false);
     const check = checkTargetUrl(target.url, { requireHttps: d.event.livemode, allowPrivate: reach });
     if (!check.ok) return failure(`${check.rule}: ${check.detail}`);
+    const renderStarted = performance.now();
     const { body, headers } = render(d, target.secrets, startedAt, this.c.publicBaseUrl, target.channelCode);
+    this.c.metrics?.renderSeconds.inc((performance.now() - renderStarted) / 1000);
     if (Buffer.byteLength(body) > MAX_BODY_BYTES) return failure(`body_too_large: over ${MAX_BODY_BYTES} bytes`);
     const r = await postWebhook(check.url, body, headers, { timeoutMs: this.c.timeoutMs, allowPrivate: reach, resolve: this.c.resolve ?? systemResolver });
+    if (r.reused !== null) this.c.metrics?.requests.inc({ socket: r.reused ? 'reused' : 'new' });
     if (r.status === null) return { outcome: { kind: 'failure' }, statusCode: null, error: r.error, durationMs: r.durationMs };
     return {
       outcome: classifyStatus(r.status, r.retryAfter, this.now()), statusCode: r.status, durationMs: r.durationMs,

@@ -11,7 +11,8 @@ export type Resolver = (host: string) => Promise<{ address: string; family: numb
 
 export const systemResolver: Resolver = (host) => dns.promises.lookup(host, { all: true, verbatim: true });
 
-export interface PostResult { status: number | null; retryAfter: string | null; error: string | null; durationMs: number }
+/** `reused`: whether the request went out on a kept-alive connection (null: no connection was had). */
+export interface PostResult { status: number | null; retryAfter: string | null; error: string | null; durationMs: number; reused: boolean | null }
 
 // No socket limit per host here: the dispatcher bounds requests per endpoint and in all
 // (WEBHOOK_ENDPOINT_CONCURRENCY, WEBHOOK_CONCURRENCY). A per-host limit would make endpoints that
@@ -39,11 +40,12 @@ function checkedLookup(resolve: Resolver, allowPrivate: PrivateReach): LookupFun
 
 export function postWebhook(url: URL, body: string, headers: Record<string, string>, o: { timeoutMs: number; allowPrivate: PrivateReach; resolve: Resolver }): Promise<PostResult> {
   const started = performance.now();
-  const done = (r: Omit<PostResult, 'durationMs'>): PostResult => ({ ...r, durationMs: Math.round(performance.now() - started) });
+  let reused: boolean | null = null;
+  const done = (r: Omit<PostResult, 'durationMs' | 'reused'>): PostResult => ({ ...r, durationMs: Math.round(performance.now() - started), reused });
   const isHttps = url.protocol === 'https:';
   return new Promise((resolvePromise) => {
     let settled = false;
-    const finish = (r: Omit<PostResult, 'durationMs'>) => { if (!settled) { settled = true; resolvePromise(done(r)); } };
+    const finish = (r: Omit<PostResult, 'durationMs' | 'reused'>) => { if (!settled) { settled = true; resolvePromise(done(r)); } };
     const req = (isHttps ? https : http).request({
       protocol: url.protocol, hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port || (isHttps ? 443 : 80),
       path: `${url.pathname}${url.search}`, method: 'POST', agent: isHttps ? agents.https : agents.http,
@@ -56,6 +58,11 @@ export function postWebhook(url: URL, body: string, headers: Record<string, stri
       res.on('data', (c: Buffer) => { seen += c.length; if (seen > 64 * 1024) res.destroy(); });
       res.on('end', () => finish({ status: res.statusCode ?? null, retryAfter: (res.headers['retry-after'] as string) ?? null, error: null }));
       res.on('error', () => finish({ status: res.statusCode ?? null, retryAfter: null, error: null }));
+    });
+    // Connected (or handed a kept-alive socket): the request is on its way. reusedSocket is set by then.
+    req.on('socket', (socket) => {
+      if (req.reusedSocket) reused = true;
+      else socket.once('connect', () => { reused = false; });
     });
     const timer = setTimeout(() => { req.destroy(new Error(`timeout after ${o.timeoutMs} ms`)); }, o.timeoutMs);
     req.on('timeout', () => req.destroy(new Error(`timeout after ${o.timeoutMs} ms`)));

@@ -8,10 +8,10 @@
 import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { replaceSummary, summaryLines } from './readme-summary.js';
-import { FIGURE_HEADER, TARGET_HEADER, WEBHOOK_HEADER, describeSetup, figureRows, targetRows, webhookRows, type BenchResults } from './results.js';
+import { DISPATCH_HEADER, FIGURE_HEADER, TARGET_HEADER, WEBHOOK_HEADER, describeSetup, dispatchRows, figureRows, targetRows, webhookRows, type BenchResults } from './results.js';
 
 const START = '<!-- bench:start -->';
-const NUMERIC = new Set(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'CPU µs/req', 'of which main thread', 'PG µs/req', 'of which bank', 'machine µs/req', 'WORKERS', 'value', ...WEBHOOK_HEADER]);
+const NUMERIC = new Set(['req/s', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'peak RSS MB', 'CPU µs/req', 'of which main thread', 'PG µs/req', 'of which bank', 'machine µs/req', 'WORKERS', 'value', ...WEBHOOK_HEADER, ...DISPATCH_HEADER]);
 const END = '<!-- bench:end -->';
 /** Where the results table lives (relative to the package root, where npm runs scripts). */
 export const TABLE_DOC = 'bench/README.md';
@@ -33,11 +33,17 @@ export function renderMarkdown(r: BenchResults): string {
     '',
   ];
   if (r.webhooks) parts.push(`Webhooks: ${webhookCaption(r)}`, '', markdownTable(WEBHOOK_HEADER, webhookRows(r)), '');
+  if (r.webhooks?.dispatch) parts.push(`Webhook dispatch: ${DISPATCH_CAPTION}`, '', markdownTable(DISPATCH_HEADER, dispatchRows(r)), '');
   parts.push(markdownTable(TARGET_HEADER, targetRows(r)));
   if (r.flags.length) parts.push('', ...r.flags.map((f) => `- ⚠ ${f}`));
   parts.push('', `_Measured by \`npm run bench\` (${r.date}), rendered from its results file by \`npm run bench:readme\`: do not edit by hand._`);
   return parts.join('\n');
 }
+
+const DISPATCH_CAPTION = 'the server\'s dispatch counters over its whole run (both phases and the drain): calls to look for due deliveries ' +
+  '(wake-ups) by source (notify: another thread\'s commit through LISTEN; commit: the thread\'s own; slot: a request ended; poll: the timer), ' +
+  'the claim statements they became (calls during a claim coalesce into one more) and the deliveries each leased, requests by socket ' +
+  '(keep-alive), and the time spent rendering and signing a body.';
 
 function webhookCaption(r: BenchResults): string {
   const h = r.webhooks!;
@@ -57,6 +63,7 @@ function textTable(header: string[], rows: string[][]): string {
 export function renderText(r: BenchResults): string {
   const parts = [describeSetup(r), '', textTable(FIGURE_HEADER, figureRows(r)), ''];
   if (r.webhooks) parts.push(`Webhooks: ${webhookCaption(r)}`, '', textTable(WEBHOOK_HEADER, webhookRows(r)), '');
+  if (r.webhooks?.dispatch) parts.push(`Webhook dispatch: ${DISPATCH_CAPTION}`, '', textTable(DISPATCH_HEADER, dispatchRows(r)), '');
   parts.push(textTable(TARGET_HEADER, targetRows(r)));
   if (r.flags.length) parts.push('', 'FLAGGED:', ...r.flags.map((f) => `  - ${f}`));
   return parts.join('\n');

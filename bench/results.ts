@@ -187,6 +187,16 @@ export function webhookRows(r: BenchResults): string[][] {
     d.waitP50 ?? '-', d.waitP99 ?? '-', h.createRatio, h.totalCreateRatio].map(String)];
 }
 
+export const DISPATCH_HEADER = ['WORKERS', 'wake-ups: notify', 'commit', 'slot', 'poll', 'claims', 'empty', 'wake-ups per claim', 'deliveries per claim', 'requests on new sockets', 'on reused', 'receiver connections', 'sign µs/request'];
+
+/** The dispatchers' counters over the webhook server's whole run (none for runs before they existed). */
+export function dispatchRows(r: BenchResults): string[][] {
+  const x = r.webhooks?.dispatch;
+  if (!x) return [];
+  return [[r.webhooks!.workers, x.wakeups.notify, x.wakeups.commit, x.wakeups.slot, x.wakeups.poll, x.claims, x.emptyClaims,
+    x.wakeupsPerClaim ?? '-', x.deliveriesPerClaim ?? '-', x.newSockets, x.reusedSockets, x.receiverConnections ?? '-', x.renderUsPerRequest ?? '-'].map(String)];
+}
+
 export function targetRows(r: BenchResults): string[][] {
   return r.targets.map((t) => [String(t.workers), t.check, String(t.value), t.target, t.pass ? 'PASS' : 'MISS']);
 }

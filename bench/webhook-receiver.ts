@@ -20,7 +20,7 @@ const seen = new Set<string>();
 const arrivals: number[] = [];
 const committed: number[] = [];
 const expiryLag: number[] = [];
-let duplicates = 0, signatureFailures = 0, malformed = 0, lastArrivalMs = 0;
+let duplicates = 0, signatureFailures = 0, malformed = 0, lastArrivalMs = 0, connections = 0;
 
 function signatureOk(raw: Buffer, header: string | undefined, now: number): boolean {
   if (!header || !secret) return false;
@@ -62,7 +62,7 @@ function stats(from: number, to: number) {
   for (const a of [lat, lag, allLat]) a.sort((x, y) => x - y);
   const seconds = Math.max(0.001, (to - from) / 1000);
   return {
-    received: arrivals.length, duplicates, signatureFailures, malformed, lastArrivalMs,
+    received: arrivals.length, connections, duplicates, signatureFailures, malformed, lastArrivalMs,
     arrivedInWindow, perSecond: Math.round(arrivedInWindow / seconds),
     committedInWindow: lat.length, p50: percentile(lat, 50), p99: percentile(lat, 99), max: lat.at(-1) ?? 0,
     expiryLagP50: percentile(lag, 50), expiryLagP99: percentile(lag, 99),
@@ -98,6 +98,8 @@ const server = http.createServer((req, res) => {
   });
 });
 server.keepAliveTimeout = 30_000;
+// Connections accepted (the control requests' few included): the other end of the server's webhook_requests_total{socket="new"}.
+server.on('connection', () => { connections++; });
 server.listen(0, '127.0.0.1', () => {
   const addr = server.address();
   process.stdout.write(JSON.stringify({ msg: 'listening', port: typeof addr === 'object' && addr ? addr.port : 0 }) + '\n');

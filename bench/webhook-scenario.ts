@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { spawnNode } from './children.js';
+import { dispatchFigures, type DispatchFigures } from './dispatch-figures.js';
 import { measureTimed, type LoadFigures, type LoadParams, type TimedFigures } from './load.js';
 import { pacedLoad } from './paced-load.js';
 import {
@@ -54,6 +55,8 @@ export interface WebhookRun {
   /** B's create req/s in phase 2 ÷ phase 1, and (B + W) ÷ B alone. */
   createRatio: number; totalCreateRatio: number;
   deliveries: DeliveryFigures;
+  /** The dispatchers' counters over the server's whole run (absent from runs before they existed). */
+  dispatch?: DispatchFigures;
 }
 
 const RECEIVER = fileURLToPath(new URL('./webhook-receiver.js', import.meta.url));
@@ -67,7 +70,7 @@ function scenarioEnv(): Record<string, string> {
   return env;
 }
 
-type ReceiverStats = Omit<DeliveryFigures, 'expected' | 'drainMs' | 'complete' | 'perSecond'> & { perSecond: number; lastArrivalMs: number };
+type ReceiverStats = Omit<DeliveryFigures, 'expected' | 'drainMs' | 'complete' | 'perSecond'> & { perSecond: number; lastArrivalMs: number; connections?: number };
 
 async function receiverStats(port: number, from = 0, to = Date.now()): Promise<ReceiverStats> {
   const res = await fetch(`http://127.0.0.1:${port}/stats?from=${from}&to=${to}`, { signal: AbortSignal.timeout(10_000) });
@@ -162,7 +165,8 @@ export async function runWebhookScenario(given: WebhookScenarioOptions): Promise
       const win = await receiverStats(port, b.startMs, b.endMs);
       const metrics = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` }, signal: AbortSignal.timeout(10_000) });
       if (!metrics.ok) throw new Error(`GET /metrics: ${metrics.status}`);
-      const wait = histogramQuantiles(await metrics.text(), 'webhook_dispatch_wait_seconds', [0.5, 0.99]);
+      const metricsText = await metrics.text();
+      const wait = histogramQuantiles(metricsText, 'webhook_dispatch_wait_seconds', [0.5, 0.99]);
       const deliveries: DeliveryFigures = {
         expected: w.total2xx, received: s.received, duplicates: s.duplicates, signatureFailures: s.signatureFailures, malformed: s.malformed,
         perSecond: win.perSecond, p50: win.p50, p99: win.p99, max: win.max, expiryLagP50: win.expiryLagP50, expiryLagP99: win.expiryLagP99,
@@ -173,7 +177,7 @@ export async function runWebhookScenario(given: WebhookScenarioOptions): Promise
         workers: o.workers, rate: o.rate, pacer: o.pacer, serverEnv, ...(answerMs > 0 ? { receiverAnswerMs: answerMs } : {}), backlogDrainMs, alone, withWebhooks, paced: w.figures,
         createRatio: round(withWebhooks.reqPerSec / alone.reqPerSec),
         totalCreateRatio: round((withWebhooks.reqPerSec + w.figures.reqPerSec) / alone.reqPerSec),
-        deliveries,
+        deliveries, dispatch: dispatchFigures(metricsText, s.connections ?? null),
       };
     } finally {
       await server.stop();

@@ -1,8 +1,11 @@
 // /metrics after real traffic: prom-client's default process and event-loop metrics, figures
 // gathered from the worker threads (per shard), webhook counters and the commit-to-delivery
-// histogram after a real delivery, the database gauges (backlog, lags, open attempts), pool usage;
-// and its refusal in the operator envelope.
+// histogram after a real delivery, the dispatcher's own counters (wake-ups, claims, signing time,
+// sockets), the database gauges (backlog, lags, open attempts), pool usage; and its refusal in the
+// operator envelope. Also: a webhook POST says whether it went out on a kept-alive connection.
+import http from 'node:http';
 import t from 'tap';
+import { postWebhook, systemResolver } from '../../actors/webhook-http.js';
 import { ADMIN, startTestServer } from '../helpers/server.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { until } from '../helpers/wait.js';
@@ -41,6 +44,19 @@ t.test('after a payment expires and its webhook is delivered', async (t) => {
   t.match(text, /^webhook_delivery_latency_seconds_bucket\{le="\+Inf"\} \d+$/m);
   t.ok((value(text, /webhook_dispatch_wait_seconds_count/) ?? 0) >= 1, 'commit-to-first-attempt histogram observed');
   t.match(text, /^webhook_dispatch_wait_seconds_bucket\{le="0.005"\} \d+$/m, 'with buckets below 50 ms');
+  // The dispatcher's own figures (where a webhook's time goes, issue 25).
+  const sent = value(text, /webhook_attempts_total\{result="success"\}/) ?? 0;
+  const took = value(text, /webhook_claims_total\{result="took"\}/) ?? 0;
+  t.ok(took >= 1, `claims that leased a delivery (${took})`);
+  t.ok((value(text, /webhook_claimed_total/) ?? 0) >= sent, 'deliveries claimed: at least the attempts made');
+  t.ok((value(text, /webhook_claims_total\{result="empty"\}/) ?? 0) >= 1, 'empty claims (the start, the poll) counted apart');
+  const wake = (source: string) => value(text, new RegExp(`webhook_wakeups_total\\{source="${source}"\\}`)) ?? 0;
+  t.ok(wake('poll') >= 1, 'wake-ups by the poll');
+  t.ok(wake('commit') + wake('notify') >= 1, 'the expiry\'s commit woke a dispatcher (its own thread\'s or, through LISTEN, another\'s)');
+  t.ok(wake('slot') >= 1, 'the request\'s end woke its dispatcher');
+  t.ok((value(text, /webhook_render_seconds_total/) ?? 0) > 0, 'time spent rendering and signing');
+  const sockets = (value(text, /webhook_requests_total\{socket="new"\}/) ?? 0) + (value(text, /webhook_requests_total\{socket="reused"\}/) ?? 0);
+  t.equal(sockets, sent, 'every request sent is counted by its socket, new or reused');
   t.ok((value(text, /actor_commands_total\{shard="\d"\}/) ?? 0) >= 0, 'commands per shard, gathered from the workers');
   const writes = [...text.matchAll(/^payment_write_rows_total\{shard="\d",writer="create"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
   t.ok(writes >= 1, 'the create went through a shard\'s group commit');
@@ -90,4 +106,19 @@ t.test('requests are counted per route pattern, method and status', async (t) =>
   const text = await scrape();
   t.equal((value(text, series) ?? 0) - (value(before, series) ?? 0), 3);
   t.ok((value(text, /http_request_duration_seconds_count\{method="GET",route="\/api\/v2\/ping"\}/) ?? 0) >= 3, 'latency observed per route and method');
+});
+
+t.test('a webhook POST says whether its connection was new or kept alive', async (t) => {
+  const server = http.createServer((req, res) => { req.resume(); req.on('end', () => res.end('ok')); });
+  server.keepAliveTimeout = 600_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  const url = new URL(`http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`);
+  const post = () => postWebhook(url, '{}', {}, { timeoutMs: 30_000, allowPrivate: true, resolve: systemResolver });
+  const first = await post();
+  t.match(first, { status: 200, reused: false }, 'the first request opened a connection');
+  const second = await post();
+  t.match(second, { status: 200, reused: true }, 'the next one went out on it again');
+  const closed = await postWebhook(new URL('http://127.0.0.1:1/hooks'), '{}', {}, { timeoutMs: 30_000, allowPrivate: true, resolve: systemResolver });
+  t.match(closed, { status: null, reused: null }, 'a connection refused is neither');
 });

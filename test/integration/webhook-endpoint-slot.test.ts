@@ -93,7 +93,7 @@ t.test('endpoints on one host are bounded each on its own: a slow one never take
   await until(`${SLOW} requests open at the slow endpoint`, () => slowSeen() === SLOW, 60_000);
 
   const { deliveryId } = await insertEventWithDelivery(pool, { merchantId: fast.id, livemode: false, api: 'merchant', type: 'test.ping', aggregateId: 'fast', data: {}, settingsId: fastHook.settings.id });
-  d.kick();
+  d.kick('commit');
   await until('the other endpoint on the same host delivered', async () =>
     (await pool.query("SELECT status FROM webhook_deliveries WHERE id = $1", [deliveryId])).rows[0].status === 'succeeded', 60_000);
   t.equal(slowSeen(), SLOW, 'while all the slow endpoint\'s requests are still open');
