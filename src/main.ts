@@ -13,8 +13,30 @@ try {
 }
 const log = createLogger(config.logLevel);
 
+// The signal handlers come before anything is printed: a supervisor (or a test) that sends SIGTERM
+// as soon as it reads "listening" or the banner must get a clean stop, not the default action's
+// death. A signal during the start is kept and honoured as soon as the server is up.
+let server: Awaited<ReturnType<typeof startServer>> | null = null;
+let stopping: string | null = null;
+const stop = (signal: string) => {
+  if (stopping) return;
+  stopping = signal;
+  log.info({ signal, deadlineMs: config.shutdownTimeoutMs, starting: !server }, 'shutting down: finishing in-flight work');
+  // close() bounds each of its steps; this is the last resort if something still holds the loop (or
+  // if the start itself never ends, as against a database that never answers).
+  setTimeout(() => { log.error('shutdown over its deadline: exiting now'); process.exit(1); }, config.shutdownTimeoutMs + 2_000).unref();
+  if (server) closeAndExit(server);
+};
+function closeAndExit(srv: NonNullable<typeof server>): void {
+  srv.close().then(() => process.exit(0), (err) => { log.error({ err }, 'shutdown failed'); process.exit(1); });
+}
+process.on('SIGTERM', () => stop('SIGTERM'));
+process.on('SIGINT', () => stop('SIGINT'));
+
 // Access lines are written in batches (log.ts BatchedLines): one write per event-loop turn, not per request.
 startServer(config, log, new BatchedLines()).then((srv) => {
+  server = srv;
+  if (stopping) { closeAndExit(srv); return; }
   const lines = [
     '',
     `  Payments engine listening on ${srv.url}  (public base ${config.publicBaseUrl})`,
@@ -34,18 +56,6 @@ startServer(config, log, new BatchedLines()).then((srv) => {
   }
   // Printed on stdout on purpose: this is the operator's own terminal, not the structured log.
   process.stdout.write(lines.join('\n') + '\n\n');
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal, deadlineMs: config.shutdownTimeoutMs }, 'shutting down: finishing in-flight work');
-    // close() bounds each of its steps; this is the last resort if something still holds the loop.
-    setTimeout(() => { log.error('shutdown over its deadline: exiting now'); process.exit(1); }, config.shutdownTimeoutMs + 2_000).unref();
-    srv.close().then(() => process.exit(0), (err) => { log.error({ err }, 'shutdown failed'); process.exit(1); });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
 }).catch((err) => {
   log.fatal({ err: { message: (err as Error).message } }, 'start failed');
   process.exit(1);

@@ -7,7 +7,11 @@ const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
 
 export interface Child { proc: ChildProcess; url: string; exited: Promise<number | null>; output: () => string }
 
-export function startChild(env: Record<string, string>, timeoutMs = 30_000): Promise<Child> {
+/** A spawned server entry point whose output is collected; `exited` resolves with its exit code. */
+export interface Spawned { proc: ChildProcess; exited: Promise<number | null>; output: () => string }
+
+/** Spawns the real entry point with the tests' defaults under `env`, without waiting for anything. */
+export function spawnMain(env: Record<string, string>, onData?: (outputSoFar: string) => void): Spawned {
   // The busy machine's deadlines unless the test sets its own, as for an in-process test server.
   const merged: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...BUSY_MACHINE_DEADLINES, ...env };
   // With DATABASE_URL the server needs its own fingerprint key; a test that passes one (even '') keeps it.
@@ -16,23 +20,29 @@ export function startChild(env: Record<string, string>, timeoutMs = 30_000): Pro
   let out = '';
   // A death by signal is written into the output, so a test that reads it says which signal.
   const exited = new Promise<number | null>((r) => proc.on('exit', (code, signal) => { if (signal) out += `\n[the server ended by ${signal}]\n`; r(code); }));
+  const collect = (d: Buffer) => { out += d.toString(); onData?.(out); };
+  proc.stdout!.on('data', collect);
+  proc.stderr!.on('data', collect);
+  return { proc, exited, output: () => out };
+}
+
+export function startChild(env: Record<string, string>, timeoutMs = 30_000): Promise<Child> {
+  let listening = false;
+  let seen: (out: string) => void = () => {};
+  const { proc, exited, output } = spawnMain(env, (out) => seen(out));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`server did not start:\n${out}`)); }, timeoutMs);
-    let listening = false;
-    const onData = (d: Buffer) => {
-      out += d.toString();
+    const timer = setTimeout(() => { proc.kill('SIGKILL'); reject(new Error(`server did not start:\n${output()}`)); }, timeoutMs);
+    seen = (out: string) => {
       if (listening) return; // the output keeps growing (access log): parse it only until the start
       for (const line of out.split('\n')) {
         if (!line.startsWith('{')) continue;
         try {
           const j = JSON.parse(line);
-          if (j.msg === 'listening') { listening = true; clearTimeout(timer); resolve({ proc, url: j.url, exited, output: () => out }); return; }
+          if (j.msg === 'listening') { listening = true; clearTimeout(timer); resolve({ proc, url: j.url, exited, output }); return; }
         } catch { /* partial line */ }
       }
     };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`server exited with ${code} before listening:\n${out}`)); });
+    void exited.then((code) => { clearTimeout(timer); reject(new Error(`server exited with ${code} before listening:\n${output()}`)); });
   });
 }
 

@@ -1,10 +1,10 @@
 // SIGTERM under load: the server stops accepting, finishes what it took, and exits 0; every
-// create it acknowledged is there after a restart.
+// create it acknowledged is there after a restart. A SIGTERM during the start is a clean stop too.
 import t from 'tap';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startChild } from '../helpers/child.js';
+import { spawnMain, startChild } from '../helpers/child.js';
 import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
 import { until } from '../helpers/wait.js';
 
@@ -64,4 +64,18 @@ t.test('no acknowledged create is lost on SIGTERM', async (t) => {
   t.same(missing, [], `all ${acknowledged.length} acknowledged creates survived`);
   again.proc.kill('SIGTERM');
   t.equal(await again.exited, 0);
+});
+
+t.test('a SIGTERM during the start waits for the start, then stops cleanly', async (t) => {
+  // Sent at the first line the process writes, long before "listening": the handler must already be
+  // there (a supervisor that signals on the first sign of life must never see a death by the signal).
+  let sent = false;
+  const child = spawnMain(env, (out) => { if (!sent && out.includes('{')) { sent = true; child.proc.kill('SIGTERM'); } });
+  t.teardown(() => { child.proc.kill('SIGKILL'); });
+  const code = await child.exited;
+  t.ok(sent, 'the signal was sent at the first line');
+  t.notMatch(child.output(), /ended by SIGTERM/, 'not killed by the signal');
+  t.equal(code, 0, code === 0 ? 'exits 0' : `exits 0; its output:\n${child.output().slice(-4000)}`);
+  t.match(child.output(), /"starting":true/, 'the signal came during the start');
+  t.match(child.output(), /"msg":"stopped"/, 'the server closed its parts');
 });
