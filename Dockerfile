@@ -11,7 +11,11 @@ COPY . .
 RUN npm run build && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:20-slim
+# The main thread's heap limit just under 2 GB, as `npm start` sets it: V8 then lets the old
+# generation grow to 2x its live set instead of 4x (docs/operations.md, "Memory"). An operator's own
+# NODE_OPTIONS (docker run -e NODE_OPTIONS=...) replaces it.
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-old-space-size=2047 \
     PORT=3000 \
     HOST=0.0.0.0 \
     DATA_DIR=/app/data

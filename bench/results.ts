@@ -25,6 +25,8 @@ export interface BenchResults {
     webhookWorkers?: number | null;
     /** The BENCH_ONLY filter of a partial run (absent: every scenario ran). */
     only?: string[];
+    /** The server's node flags: npm start's NODE_OPTIONS, then BENCH_NODE_ARGS (absent in older results). */
+    serverNode?: string;
   };
   environment: { postgres: { source: string; version: string; settings: Record<string, string> }; redis: { source: string }; uwsNative: boolean; backgroundCpuPct: Record<string, number> };
   /** A baseline is null when BENCH_ONLY left it out. */
@@ -205,6 +207,7 @@ export function describeSetup(r: BenchResults): string {
   const p = r.parameters;
   return `${r.date} · ${r.machine.cpus} × ${r.machine.model} · Node ${r.machine.node} · ` +
     `${p.connections} connections, ${p.warmupSeconds} s warm-up + ${p.seconds} s per scenario · ` +
+    (p.serverNode ? `server node flags: ${p.serverNode} · ` : '') +
     `Postgres ${r.environment.postgres.version} (${r.environment.postgres.source}) · Redis: ${r.environment.redis.source}` +
     (p.only ? ` · only: ${p.only.join(', ')}` : '');
 }

@@ -29,6 +29,7 @@ import { prepareParams } from './prepared.js';
 import { runMultiProcessGet, runServerScenarios, type MultiProcessGet, type ServerRun } from './server-scenarios.js';
 import { stopPaced } from './paced-load.js';
 import { runWebhookScenario, type WebhookRun } from './webhook-scenario.js';
+import { startScriptNodeOptions } from './start-options.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const RESULTS_DIR = process.env.BENCH_RESULTS_DIR ? path.resolve(process.env.BENCH_RESULTS_DIR) : here('../../bench/results');
@@ -245,7 +246,7 @@ async function main(): Promise<void> {
     schema: 1,
     date: new Date().toISOString(),
     machine: { cpus: cpus.length, model: cpus[0]?.model ?? 'unknown', node: process.version, platform: `${os.platform()} ${os.release()}`, totalMemMb: Math.round(os.totalmem() / 2 ** 20) },
-    parameters: { ...load, insertConnections, insertTable, workers: workerCounts, webhookWorkers, ...(only ? { only } : {}) },
+    parameters: { ...load, insertConnections, insertTable, workers: workerCounts, webhookWorkers, ...(only ? { only } : {}), serverNode: [startScriptNodeOptions(), process.env.BENCH_NODE_ARGS ?? ''].join(' ').trim() },
     environment: { postgres: { source: pg.source, version: pg.version, settings: pg.settings }, redis: { source: redis.source }, uwsNative: uws?.native ?? false, backgroundCpuPct },
     ...partial, targets, flags, pass: targets.every((t) => t.pass) && flags.length === 0,
   };

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { sampleRss, spawnNode } from './children.js';
 import type { LoadFigures } from './load.js';
+import { startScriptNodeOptions } from './start-options.js';
 import { mb } from './stats.js';
 
 /** What a server child needs: its WORKERS, a fresh database, the Redis prefix and the data directory. */
@@ -61,6 +62,8 @@ export async function startServer(o: ServerChildOptions, extraEnv: Record<string
     PORT: '0', HOST: '127.0.0.1', DATABASE_URL: o.databaseUrl, KV_PREFIX: o.kvPrefix, DATA_DIR: o.dataDir,
     WORKERS: String(o.workers), ADMIN_TOKEN: adminToken, LOG_LEVEL: 'info', DEMO_MERCHANT: '0',
     CARD_FINGERPRINT_KEY: `bench_${randomBytes(16).toString('hex')}`,
+    // npm start's node options (its main-thread heap limit): the bench measures the server as shipped.
+    NODE_OPTIONS: startScriptNodeOptions(),
     ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
     // The worker heap settings and the connection budget pass through, to compare them on one machine
     // (docs/operations.md "Memory" and "Database connections").

@@ -1,6 +1,7 @@
 // Composition root: starts the stores, the actor workers, the scheduler and the HTTP front end,
 // and stops them in the order that loses no acknowledged write.
 import { randomBytes } from 'node:crypto';
+import { getHeapStatistics } from 'node:v8';
 import type { Config } from './config.js';
 import { accessLines, accessThrough, createLogger, type BatchedLines, type Logger } from './log.js';
 import { Metrics } from './metrics/registry.js';
@@ -146,7 +147,9 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   if (config.webhooks.allowLoopbackTest && !config.webhooks.allowPrivate) {
     log.info('embedded default: test-mode webhooks may go to this machine (loopback: localhost, 127.0.0.1, ::1); live mode never, and never with DATABASE_URL');
   }
-  log.info({ url, workers: config.workers, kv: kv.kind, embeddedPostgres: !!embedded }, 'listening');
+  // The main thread's heap limit, as V8 took it from --max-old-space-size (npm start's default) or its own default.
+  const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+  log.info({ url, workers: config.workers, kv: kv.kind, embeddedPostgres: !!embedded, heapLimitMb }, 'listening');
 
   // Every step has a deadline inside one overall bound (SHUTDOWN_TIMEOUT_MS), so that a hung
   // Postgres or Redis cannot hold the process: a step past its deadline is abandoned and logged.

@@ -4,19 +4,26 @@ import { fileURLToPath } from 'node:url';
 import { BUSY_MACHINE_DEADLINES } from './env.js';
 
 const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
+/** The checkout's root (dist/test/helpers is three folders down). */
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 export interface Child { proc: ChildProcess; url: string; exited: Promise<number | null>; output: () => string }
 
 /** A spawned server entry point whose output is collected; `exited` resolves with its exit code. */
 export interface Spawned { proc: ChildProcess; exited: Promise<number | null>; output: () => string }
 
-/** Spawns the real entry point with the tests' defaults under `env`, without waiting for anything. */
-export function spawnMain(env: Record<string, string>, onData?: (outputSoFar: string) => void): Spawned {
+/**
+ * Spawns the real entry point with the tests' defaults under `env`, without waiting for anything.
+ * `shell`: a command line to run with sh in the checkout's root instead (a package.json script's).
+ */
+export function spawnMain(env: Record<string, string>, onData?: (outputSoFar: string) => void, shell?: string): Spawned {
   // The busy machine's deadlines unless the test sets its own, as for an in-process test server.
   const merged: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...BUSY_MACHINE_DEADLINES, ...env };
   // With DATABASE_URL the server needs its own fingerprint key; a test that passes one (even '') keeps it.
   if (merged.DATABASE_URL && merged.CARD_FINGERPRINT_KEY === undefined) merged.CARD_FINGERPRINT_KEY = 'test-fingerprint-key-not-secret';
-  const proc = spawn(process.execPath, [MAIN], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = shell === undefined
+    ? spawn(process.execPath, [MAIN], { env: merged, stdio: ['ignore', 'pipe', 'pipe'] })
+    : spawn('sh', ['-c', shell], { cwd: ROOT, env: merged, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   // A death by signal is written into the output, so a test that reads it says which signal.
   const exited = new Promise<number | null>((r) => proc.on('exit', (code, signal) => { if (signal) out += `\n[the server ended by ${signal}]\n`; r(code); }));

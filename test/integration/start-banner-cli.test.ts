@@ -1,12 +1,14 @@
 // `npm start` prints the CLI's settings for the server it started, on whatever port: the printed
-// `export PAYMENTS_URL=… ADMIN_TOKEN=…` line is all the CLI needs (no --url, no default port).
+// `export PAYMENTS_URL=… ADMIN_TOKEN=…` line is all the CLI needs (no --url, no default port). Its
+// script sets the main thread's heap limit, and an operator's NODE_OPTIONS overrides it.
 import t from 'tap';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startChild } from '../helpers/child.js';
+import { startScriptNodeOptions } from '../../bench/start-options.js';
+import { ROOT, spawnMain, startChild } from '../helpers/child.js';
 import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
 import { until } from '../helpers/wait.js';
 
@@ -48,4 +50,27 @@ t.test('with ADMIN_TOKEN set, the line leaves the token to the environment', asy
   t.match(c.output(), new RegExp(`export PAYMENTS_URL=${c.url.replace(/[.]/g, '\\.')}\\n`), 'the URL only: the token is not printed');
   c.proc.kill('SIGTERM');
   await c.exited;
+});
+
+t.test('npm start sets the heap limit it documents, and NODE_OPTIONS overrides it', async (t) => {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  // The script's command after its build (the suite's build is already there).
+  const run = pkg.scripts.start.split(' && ').at(-1)!;
+  const limit = Number(/--max-old-space-size=(\d+)/.exec(startScriptNodeOptions())?.[1]);
+  t.ok(limit > 0, `the start script sets --max-old-space-size (${limit} MB)`);
+  const env = {
+    ADMIN_TOKEN: 'adm', DATA_DIR: dataDir, DEMO_MERCHANT: '0', WORKERS: '1', KV_PREFIX: `bn${suffix()}:`,
+    ...(db ? { DATABASE_URL: db.url } : { DATABASE_URL: '' }), ...(REDIS_URL ? { REDIS_URL } : {}),
+  };
+  for (const [own, low, high] of [['', limit, limit + 128], ['--max-old-space-size=512', 512, 640]] as const) {
+    const c = spawnMain({ ...env, NODE_OPTIONS: own }, undefined, run);
+    t.teardown(() => { c.proc.kill('SIGKILL'); });
+    await until('the listening line', () => /"msg":"listening"/.test(c.output()) || c.proc.exitCode !== null, 60_000);
+    const line = JSON.parse(c.output().split('\n').find((l) => l.includes('"msg":"listening"')) ?? '{}') as { heapLimitMb?: number; pid?: number };
+    t.ok(line.heapLimitMb !== undefined && line.heapLimitMb >= low && line.heapLimitMb < high,
+      `NODE_OPTIONS="${own}": the heap limit is ${line.heapLimitMb} MB, in [${low}, ${high})`);
+    // sh may stay the server's parent: the server's own pid is in its log lines.
+    if (line.pid) process.kill(line.pid, 'SIGTERM');
+    t.equal(await c.exited, 0, 'stops cleanly');
+  }
 });
