@@ -32,6 +32,8 @@ function closeAndExit(srv: NonNullable<typeof server>): void {
 }
 process.on('SIGTERM', () => stop('SIGTERM'));
 process.on('SIGINT', () => stop('SIGINT'));
+// The first line, before anything is connected: from here on a signal is a clean stop.
+log.info({ node: process.version, workers: config.workers, database: config.databaseUrl ? 'DATABASE_URL' : 'embedded' }, 'starting');
 
 // Access lines are written in batches (log.ts BatchedLines): one write per event-loop turn, not per request.
 startServer(config, log, new BatchedLines()).then((srv) => {

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawnMain, startChild } from '../helpers/child.js';
 import { PG_URL, REDIS_URL, freshDatabase, suffix } from '../helpers/env.js';
+import { startTcpProxy } from '../helpers/tcp-proxy.js';
 import { until } from '../helpers/wait.js';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pe-shutdown-'));
@@ -66,16 +67,26 @@ t.test('no acknowledged create is lost on SIGTERM', async (t) => {
   t.equal(await again.exited, 0);
 });
 
-t.test('a SIGTERM during the start waits for the start, then stops cleanly', async (t) => {
-  // Sent at the first line the process writes, long before "listening": the handler must already be
-  // there (a supervisor that signals on the first sign of life must never see a death by the signal).
+t.test('a SIGTERM during the start waits for the start, then stops cleanly', { skip: db ? false : 'needs DATABASE_URL (the start is held by a stalled proxy in front of Postgres)' }, async (t) => {
+  // The start is held at its first connection by a stalled proxy in front of Postgres, so the
+  // signal lands during the start on any machine. It is sent at the first line the process writes
+  // ("starting"): the handler must already be there (a supervisor that signals on the first sign
+  // of life must never see a death by the signal). The connection's deadline is raised so that a
+  // slow look at the output cannot fail the start before the proxy resumes.
+  const proxy = await startTcpProxy('127.0.0.1', Number(new URL(db!.url).port || 5432));
+  t.teardown(() => proxy.close());
+  proxy.stall();
   let sent = false;
-  const child = spawnMain(env, (out) => { if (!sent && out.includes('{')) { sent = true; child.proc.kill('SIGTERM'); } });
+  const child = spawnMain({ ...env, DATABASE_URL: proxy.url(db!.url), PG_CONNECT_TIMEOUT_MS: '60000' }, (out) => { if (!sent && out.includes('{')) { sent = true; child.proc.kill('SIGTERM'); } });
   t.teardown(() => { child.proc.kill('SIGKILL'); });
+  await until('the shutdown line, during the start', () => /"starting":true/.test(child.output()) || child.proc.exitCode !== null, 30_000);
+  t.match(child.output(), /^\{[^\n]*"msg":"starting"/, 'the first line is "starting"');
+  t.notMatch(child.output(), /"msg":"listening"/, 'not listening yet: the start is held');
+  proxy.resume();
   const code = await child.exited;
   t.ok(sent, 'the signal was sent at the first line');
   t.notMatch(child.output(), /ended by SIGTERM/, 'not killed by the signal');
   t.equal(code, 0, code === 0 ? 'exits 0' : `exits 0; its output:\n${child.output().slice(-4000)}`);
   t.match(child.output(), /"starting":true/, 'the signal came during the start');
-  t.match(child.output(), /"msg":"stopped"/, 'the server closed its parts');
+  t.match(child.output(), /"msg":"stopped"/, 'the server finished its start, then closed its parts');
 });
