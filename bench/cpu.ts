@@ -69,16 +69,28 @@ export function treeCpuSeconds(pids: number[]): number {
   return ticks / clockTicks();
 }
 
-/** Busy CPU seconds of the whole machine so far (all CPUs: /proc/stat's first line without idle and iowait). */
-export function machineBusySeconds(): number {
+/**
+ * CPU seconds of the whole machine so far (all CPUs, /proc/stat's first line): busy (what the
+ * machine's own processes and kernel ran: without idle, iowait and steal), steal (time the
+ * hypervisor gave to other guests while ours wanted to run), and the total of all of them. Zeros
+ * where /proc/stat cannot be read.
+ */
+export function machineSeconds(): { busy: number; steal: number; total: number } {
   try {
     const f = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0].trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq steal (guest time is already in user)
-    const busy = f[0] + f[1] + f[2] + f[5] + f[6] + (f[7] ?? 0);
-    return busy / clockTicks();
+    const steal = f[7] ?? 0;
+    const busy = f[0] + f[1] + f[2] + f[5] + f[6];
+    return { busy: busy / clockTicks(), steal: steal / clockTicks(), total: (busy + steal + f[3] + (f[4] ?? 0)) / clockTicks() };
   } catch {
-    return 0;
+    return { busy: 0, steal: 0, total: 0 };
   }
+}
+
+/** The share (0..100 %) of the machine's CPU time between two readings that the hypervisor stole. */
+export function stealPercent(a: { steal: number; total: number }, b: { steal: number; total: number }): number {
+  const total = b.total - a.total;
+  return total > 0 ? Math.round((1000 * (b.steal - a.steal)) / total) / 10 : 0;
 }
 
 /** The parent process (PPid) of a process, or null when it cannot be read. */

@@ -2,7 +2,7 @@
 // The running instances are kept so a signal handler can stop them (two may run at once).
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { machineBusySeconds, mainThreadSeconds, postgresCpuSeconds, processSeconds, treeCpuSeconds } from './cpu.js';
+import { machineSeconds, mainThreadSeconds, postgresCpuSeconds, processSeconds, stealPercent, treeCpuSeconds } from './cpu.js';
 import { round } from './stats.js';
 
 export interface LoadParams {
@@ -65,8 +65,16 @@ export interface LoadFigures {
   pgCpuUsPerReq?: number;
   /** Of pgCpuUsPerReq, the part of the backends that served the sandbox bank's ledger, in µs. */
   bankPgCpuUsPerReq?: number;
-  /** Busy time of the whole machine (every process, autocannon included) per request answered, in µs. */
+  /**
+   * Busy time of the whole machine (every process, autocannon included) per request answered, in µs;
+   * without the time the hypervisor gave to other guests (stealPct), which runs none of ours.
+   */
   boxCpuUsPerReq?: number;
+  /**
+   * The share (%) of the machine's CPU time during the measured run that the hypervisor gave to other
+   * guests (/proc/stat's steal): above a few percent, this run's figures are the host's, not ours.
+   */
+  stealPct?: number;
   /** The run used up its pool of prepared objects before its time was over (req/s is then over the shorter run). */
   ranOut?: boolean;
 }
@@ -139,9 +147,11 @@ export async function measureTimed(url: string | string[], requests: autocannon.
   const main0 = cpuPids.length ? mainThreadSeconds(cpuPids) : 0;
   const pg0 = postgresCpuSeconds();
   const bank0 = pg0 !== null && p.analyze && cpuPids.length ? await bankBackendSeconds(p.analyze) : null;
-  const box0 = machineBusySeconds();
+  const box0 = machineSeconds();
   const r = await once(limited({ ...base, duration: p.seconds }, pool));
+  const box1 = machineSeconds();
   const figures = figuresOf(r);
+  if (box1.total > 0) figures.stealPct = stealPercent(box0, box1);
   if (pool && pool.remaining() === 0) {
     figures.ranOut = true;
     if (r.duration > 0) figures.reqPerSec = round(r.requests.total / r.duration, 0);
@@ -157,7 +167,7 @@ export async function measureTimed(url: string | string[], requests: autocannon.
     const bank1 = bank0 && p.analyze ? await bankBackendSeconds(p.analyze) : null;
     // A backend that opened during the run counts from its start; one that closed is lost (rare: the pool keeps them).
     if (bank0 && bank1) figures.bankPgCpuUsPerReq = perReq([...bank1].reduce((sum, [pid, sec]) => sum + sec - (bank0.get(pid) ?? 0), 0));
-    if (box0 > 0) figures.boxCpuUsPerReq = perReq(machineBusySeconds() - box0);
+    if (box0.busy > 0) figures.boxCpuUsPerReq = perReq(box1.busy - box0.busy);
   }
   return { figures, startMs, endMs: Date.now(), total2xx: total2xx + r['2xx'] };
 }

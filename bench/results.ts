@@ -55,7 +55,10 @@ export const TARGETS = {
 } as const;
 
 /** Judges each server run against the targets; a scenario with failed requests is flagged. */
-export function judge(r: Pick<BenchResults, 'baselines' | 'server' | 'webhooks' | 'multiGet' | 'payouts'>): { targets: TargetCheck[]; flags: string[] } {
+/** The measured part of a results file (what judge and the tables read). */
+type Measured = Pick<BenchResults, 'baselines' | 'server' | 'webhooks' | 'multiGet' | 'payouts'>;
+
+export function judge(r: Measured): { targets: TargetCheck[]; flags: string[] } {
   const targets: TargetCheck[] = [];
   const flags: string[] = [];
   const { uws, insert } = r.baselines;
@@ -114,6 +117,7 @@ export function judge(r: Pick<BenchResults, 'baselines' | 'server' | 'webhooks' 
   const po = r.payouts;
   if (po) judgePayouts(po, r.server, (check, value, target, pass) => targets.push({ workers: po.workers, check, value, target, pass }), flags);
   if (r.webhooks) judgeWebhooks(r.webhooks, targets, flags);
+  flags.push(...stealFlags(r));
   return { targets, flags };
 }
 
@@ -142,17 +146,11 @@ export const TARGET_HEADER = ['WORKERS', 'check', 'value', 'target', 'result'];
 
 const opt = (v: number | undefined): string => (v === undefined ? '' : String(v));
 
-export function figureRows(r: BenchResults): string[][] {
-  const rows: string[][] = [];
-  const load = (name: string, f: LoadFigures, rss?: number) =>
-    rows.push([name, String(f.reqPerSec), String(f.p50), String(f.p99), String(f.non2xx), String(f.errors + f.timeouts),
-      rss === undefined ? '' : String(rss), opt(f.cpuUsPerReq), opt(f.mainCpuUsPerReq), opt(f.pgCpuUsPerReq), opt(f.bankPgCpuUsPerReq), opt(f.boxCpuUsPerReq)]);
+/** Every load run of the results but baseline B (its figures are its own), named as the table names it. */
+function namedLoads(r: Measured): Array<{ name: string; f: LoadFigures; rss?: number }> {
+  const out: Array<{ name: string; f: LoadFigures; rss?: number }> = [];
+  const load = (name: string, f: LoadFigures, rss?: number) => out.push({ name, f, rss });
   if (r.baselines.uws) load('A: bare uWS JSON hello', r.baselines.uws);
-  const i = r.baselines.insert;
-  if (i) {
-    rows.push([`B: pg INSERT autocommit (${i.table}, ${i.connections} conns), rows/s`, String(Math.round(i.rowsPerSecond)),
-      String(i.p50), String(i.p99), '', String(i.failures), '', '', '', '', '', '']);
-  }
   for (const s of r.server) {
     if (s.create) load(`POST /api/v2/payments, WORKERS=${s.workers}`, s.create, s.create.peakRssMb);
     if (s.createAfter) load(`POST /api/v2/payments again, after the money paths, WORKERS=${s.workers}`, s.createAfter, s.createAfter.peakRssMb);
@@ -174,7 +172,31 @@ export function figureRows(r: BenchResults): string[][] {
     load(`webhooks 2: POST payments, B + W + deliveries, WORKERS=${h.workers}`, h.withWebhooks, h.withWebhooks.peakRssMb);
     load(`webhooks 2: POST payments, W at ${h.rate}/s (${h.pacer}${h.receiverAnswerMs ? `, receiver answers after ${h.receiverAnswerMs} ms` : ''}), WORKERS=${h.workers}`, h.paced);
   }
+  return out;
+}
+
+export function figureRows(r: BenchResults): string[][] {
+  const rows = namedLoads(r).map(({ name, f, rss }) => [name, String(f.reqPerSec), String(f.p50), String(f.p99), String(f.non2xx), String(f.errors + f.timeouts),
+    rss === undefined ? '' : String(rss), opt(f.cpuUsPerReq), opt(f.mainCpuUsPerReq), opt(f.pgCpuUsPerReq), opt(f.bankPgCpuUsPerReq), opt(f.boxCpuUsPerReq)]);
+  const i = r.baselines.insert;
+  // Baseline B's row comes right after A's (first when A did not run).
+  if (i) {
+    rows.splice(r.baselines.uws ? 1 : 0, 0, [`B: pg INSERT autocommit (${i.table}, ${i.connections} conns), rows/s`, String(Math.round(i.rowsPerSecond)),
+      String(i.p50), String(i.p99), '', String(i.failures), '', '', '', '', '', '']);
+  }
   return rows;
+}
+
+/** Above this share of the machine's CPU time taken by the hypervisor (steal) in a run, the run is flagged. */
+export const STEAL_FLAG_PCT = 10;
+
+/**
+ * A flag for every measured run during which the host took more than STEAL_FLAG_PCT of the CPUs
+ * (steal): its rate and its ratios to other runs are the host's doing, whatever the code.
+ */
+export function stealFlags(r: Measured): string[] {
+  return namedLoads(r).filter(({ f }) => (f.stealPct ?? 0) > STEAL_FLAG_PCT)
+    .map(({ name, f }) => `the host took ${f.stealPct}% of the CPUs (steal) during "${name}": its figures and ratios are the host's, not the server's`);
 }
 
 export const WEBHOOK_HEADER = ['WORKERS', 'deliveries/s', 'received', 'expected', 'dupes', 'bad sigs', 'p50 ms', 'p99 ms', 'max ms', 'expiry lag p99 ms', 'wait p50 ≤ ms', 'wait p99 ≤ ms', 'B ratio', '(B+W) ratio'];

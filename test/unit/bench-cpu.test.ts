@@ -1,9 +1,10 @@
 // The bench's CPU counters read /proc: a process's main thread is its own row of the per-thread
-// table, part of the process's total, and it counts the time this thread spends.
+// table, part of the process's total, and it counts the time this thread spends. The machine's
+// steal (time the hypervisor gave to other guests) is a share of its total.
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mainThreadSeconds, treeCpuSeconds } from '../../bench/cpu.js';
+import { machineSeconds, mainThreadSeconds, stealPercent, treeCpuSeconds } from '../../bench/cpu.js';
 
 t.test('the main thread\'s CPU is read apart from the process\'s', { skip: existsSync('/proc/self/task') ? false : 'needs /proc (Linux)' }, async (t) => {
   const main0 = mainThreadSeconds([process.pid]);
@@ -27,4 +28,21 @@ t.test('a child that ended during the window still counts in its parent\'s tree'
   // The exit event comes once libuv has reaped it: its time is now in this process's cutime.
   const grown = treeCpuSeconds([process.pid]) - before;
   t.ok(grown >= 0.25, `the ended child's CPU is in the tree (${grown.toFixed(2)} s)`);
+});
+
+t.test('the machine\'s steal is a share of its total time', async (t) => {
+  t.equal(stealPercent({ steal: 10, total: 100 }, { steal: 13, total: 120 }), 15, '3 s of 20 s stolen');
+  t.equal(stealPercent({ steal: 10, total: 100 }, { steal: 10, total: 100 }), 0, 'no time passed: none');
+  t.equal(stealPercent({ steal: 0, total: 0 }, { steal: 0, total: 0 }), 0, 'no /proc/stat: none');
+});
+
+t.test('machineSeconds reads /proc/stat: busy and steal within the total, all growing', { skip: existsSync('/proc/stat') ? false : 'needs /proc (Linux)' }, async (t) => {
+  const a = machineSeconds();
+  const used0 = process.cpuUsage();
+  let x = 0;
+  while (process.cpuUsage(used0).user < 100_000) x += Math.sqrt(x + 1);
+  t.ok(x > 0);
+  const b = machineSeconds();
+  t.ok(b.total > a.total && b.busy > a.busy, 'both moved with this thread\'s work');
+  t.ok(b.steal >= a.steal && b.steal + b.busy <= b.total, 'busy and steal apart, within the total');
 });

@@ -111,3 +111,11 @@ t.test('prepared objects: enough for the rate and the requests in flight, made w
   t.equal(used(), 3);
   t.equal(pool.remaining(), 0, 'measure() asks autocannon for no more than what is left');
 });
+
+t.test('a run during which the host stole more than 10 % of the CPUs is flagged by name', async (t) => {
+  const server: ServerRun[] = [{ workers: 2, startupMs: 1, create: { ...load(5000, 40), stealPct: 9.9 }, get: null, direct: { ...load(2100, 99, 300), stealPct: 12.5 } }];
+  const { flags } = judge({ baselines, server, webhooks: null, multiGet: null });
+  t.same(flags, ['the host took 12.5% of the CPUs (steal) during "POST /v2/payments (card, automatic capture), WORKERS=2": its figures and ratios are the host\'s, not the server\'s']);
+  const rows = figureRows({ baselines, server, webhooks: null, multiGet: null } as unknown as BenchResults);
+  t.same(rows.map((r) => r[0]), ['B: pg INSERT autocommit (durable, 64 conns), rows/s', 'POST /api/v2/payments, WORKERS=2', 'POST /v2/payments (card, automatic capture), WORKERS=2'], 'the table names the runs as the flags do, baseline B first without A');
+});
