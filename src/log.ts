@@ -9,6 +9,7 @@
 // (111) cost about 130 µs per line, the 26 paths used before about 13 µs, the walk about 2 µs.
 import { writeSync } from 'node:fs';
 import { pino, type LoggerOptions, type Logger } from 'pino';
+import { isoInstant } from './domain/instant.js';
 
 /** Card numbers, security codes, track data and PINs, written as normalised names (lower case, no _ or -). */
 export const CARD_FIELDS = [
@@ -64,7 +65,7 @@ export const redactOptions: Pick<LoggerOptions, 'formatters'> = {
 export type { Logger };
 
 /** `time` as ISO 8601 in UTC ("2026-11-26T20:30:00.123Z"), readable by a person, sortable as text. */
-export const timeOptions: Pick<LoggerOptions, 'timestamp'> = { timestamp: pino.stdTimeFunctions.isoTime };
+export const timeOptions: Pick<LoggerOptions, 'timestamp'> = { timestamp: () => `,"time":"${isoInstant(Date.now())}"` };
 
 export function createLogger(level: string, name = 'payments-engine'): Logger {
   return pino({ name, level, base: { pid: process.pid }, ...timeOptions, ...redactOptions });
@@ -138,7 +139,7 @@ export function accessLines(out: BatchedLines, name = 'payments-engine'): Access
   const head = `,"pid":${process.pid},"name":${JSON.stringify(name)},"method":`;
   const q = JSON.stringify;
   return (e) => {
-    out.write(`{"level":30,"time":"${new Date().toISOString()}"${head}${q(e.method)},"route":${q(e.route)},"status":${e.status},"ms":${e.ms},"requestId":${q(e.requestId)}`
+    out.write(`{"level":30,"time":"${isoInstant(Date.now())}"${head}${q(e.method)},"route":${q(e.route)},"status":${e.status},"ms":${e.ms},"requestId":${q(e.requestId)}`
       + (e.merchantId !== undefined ? `,"merchantId":${q(e.merchantId)}` : '')
       + (e.reason !== undefined ? `,"reason":${q(e.reason)}` : '')
       + (e.aborted ? ',"aborted":true' : '')

@@ -3,6 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Channel } from '../domain/channel.js';
 import type { ErrorCode } from '../errors.js';
 import { Currency, Timestamp } from './common.js';
+import { isoInstant, isoOrNull } from '../domain/instant.js';
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'A public https URL' });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -64,7 +65,6 @@ export const ChannelResource = Type.Object({
   deleted_at: Type.Union([Timestamp, Type.Null()]),
 }, { $id: 'Channel' });
 
-const iso = (v: number | null) => (v === null ? null : new Date(v).toISOString());
 
 export function channelView(c: Channel, withSecret = false): Static<typeof ChannelResource> {
   const b = c.branding;
@@ -72,6 +72,6 @@ export function channelView(c: Channel, withSecret = false): Static<typeof Chann
     id: c.id, object: 'channel', uuid: c.uuid, slug: c.slug, name: c.name, status: c.status, is_default: c.isDefault, livemode: c.livemode,
     branding: { logo_url: b.logo_url ?? null, primary_color: b.primary_color ?? null, return_url: b.return_url ?? null, custom_title: b.custom_title ?? null },
     webhook_url: c.webhookUrl, ...(withSecret ? { webhook_secret: c.webhookSecret } : {}),
-    currencies: c.currencies, created_at: iso(c.createdAt)!, updated_at: iso(c.updatedAt)!, deleted_at: iso(c.deletedAt),
+    currencies: c.currencies, created_at: isoInstant(c.createdAt), updated_at: isoInstant(c.updatedAt), deleted_at: isoOrNull(c.deletedAt),
   };
 }

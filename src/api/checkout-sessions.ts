@@ -8,6 +8,7 @@ import type { Payment } from '../domain/payment.js';
 import { nextActionView } from './checkout-view.js';
 import { Currency, Locale, Metadata, Timestamp } from './common.js';
 import { TestClockRef } from './test-clocks.js';
+import { isoInstant } from '../domain/instant.js';
 
 const MethodCode = Type.Union(METHOD_CODES.map((m) => Type.Literal(m)));
 const Url = Type.String({ minLength: 1, maxLength: 2048, format: 'uri' });
@@ -95,10 +96,10 @@ export function toCheckoutSession(p: Payment, c: CheckoutState, publicBaseUrl: s
   const status = sessionStatus(p.status, c);
   return {
     id: p.id, object: 'checkout_session' as const, checkout_url: checkoutUrlOf(p, publicBaseUrl),
-    expires_at: new Date(p.expiresAt).toISOString(), amount: p.amount, currency: p.currency, status,
+    expires_at: isoInstant(p.expiresAt), amount: p.amount, currency: p.currency, status,
     livemode: p.livemode, selected_method_code: c.method,
     next_action: status === 'requires_action' ? nextActionView(c.nextAction) : null,
     channel_id: p.channelId, order_id: p.orderId, description: p.description, language: p.locale ?? 'en',
-    metadata: p.metadata, created_at: new Date(p.createdAt).toISOString(), request_id: requestId,
+    metadata: p.metadata, created_at: isoInstant(p.createdAt), request_id: requestId,
   };
 }

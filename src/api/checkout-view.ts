@@ -6,6 +6,7 @@ import type { NextAction } from '../domain/methods.js';
 import type { Payment } from '../domain/payment.js';
 import { sessionReturnUrl } from '../domain/checkout-session.js';
 import { qrSvgDataUrl } from '../domain/qr.js';
+import { isoInstant } from '../domain/instant.js';
 
 export const effectiveMethodView = (m: EffectiveMethod) => ({
   method_code: m.method, display_order: m.displayOrder, render_mode: m.renderMode, is_enabled: true,
@@ -32,7 +33,7 @@ export function checkoutStatusView(p: Payment, c: CheckoutState, requestId: stri
     amount: p.amount,
     currency: p.currency,
     livemode: p.livemode,
-    expires_at: new Date(p.expiresAt).toISOString(),
+    expires_at: isoInstant(p.expiresAt),
     card: p.card ? { brand: p.card.brand, last4: p.card.last4 } : null,
     failure: p.failure,
     return_url: p.session ? sessionReturnUrl(p.session, status === 'succeeded') : p.returnUrl,

@@ -12,6 +12,7 @@ import type { Payment } from '../domain/payment.js';
 import type { Refund } from '../domain/refund.js';
 import { remainingOf } from '../domain/refund.js';
 import type { ErrorCode } from '../errors.js';
+import { isoInstant } from '../domain/instant.js';
 
 const Str = Type.String();
 const NullStr = Type.Union([Type.String(), Type.Null()]);
@@ -105,7 +106,7 @@ export function toGatewayPayment(p: Payment, c: CheckoutState, extra: { refundCo
     status: gatewayPaymentStatus(p.status, c), payment_method: c.method ?? p.method, source: p.session?.captureMethod ? 'api' : 'checkout',
     card_last4: p.card?.last4 ?? null, card_brand: p.card?.brand ?? null, customer_email: p.customer.email ?? null,
     error_code: p.failure?.code ?? null, error_message: p.failure?.message ?? null, metadata: p.metadata,
-    created_at: new Date(p.createdAt).toISOString(), updated_at: new Date(p.updatedAt).toISOString(),
+    created_at: isoInstant(p.createdAt), updated_at: isoInstant(p.updatedAt),
     connector_transaction_id: extra.connectorTransactionId, refunded_amount: p.amountRefunded, refund_count: extra.refundCount, livemode: p.livemode,
     ...(c.awaiting !== null && c.awaiting !== 'poll' && p.status === 'pending' ? { next_action: (nextActionView(c.nextAction) ?? {}) as Record<string, unknown> } : {}),
   };

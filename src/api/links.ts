@@ -4,6 +4,7 @@ import { MAX_AMOUNT } from '../domain/money.js';
 import { isOpen, MAX_LINK_USES, type Link } from '../domain/link.js';
 import { Currency, Timestamp } from './common.js';
 import { TestClockRef } from './test-clocks.js';
+import { isoInstant, isoOrNull } from '../domain/instant.js';
 
 const RFC3339 = '^\\d{4}-\\d{2}-\\d{2}[Tt]\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?([Zz]|[+-]\\d{2}:\\d{2})$';
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -55,15 +56,14 @@ export const ListLinksQuery = Type.Object({
   starting_after: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
 });
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 export const linkUrl = (publicBaseUrl: string, id: string): string => `${publicBaseUrl}/link/${id}`;
 
 export function toLinkResource(l: Link, publicBaseUrl: string, requestId: string, now: number): LinkResource {
   return {
     id: l.id, object: 'payment_link', livemode: l.livemode, type: l.type, url: linkUrl(publicBaseUrl, l.id), amount: l.amount,
-    currency: l.currency, description: l.description, max_uses: l.maxUses, uses: l.uses, expires_at: iso(l.expiresAt),
-    active: isOpen(l, now), created_at: iso(l.createdAt)!, request_id: requestId,
+    currency: l.currency, description: l.description, max_uses: l.maxUses, uses: l.uses, expires_at: isoOrNull(l.expiresAt),
+    active: isOpen(l, now), created_at: isoInstant(l.createdAt), request_id: requestId,
   };
 }
 

@@ -1,8 +1,8 @@
 // Domain payment -> merchant API Payment resource (2026-09-22).
 import { merchantStatus, type Payment } from '../domain/payment.js';
 import type { PaymentResource } from './merchant-payments.js';
+import { isoInstant, isoOrNull } from '../domain/instant.js';
 
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 export function toMerchantPayment(p: Payment, publicBaseUrl: string, requestId: string): PaymentResource {
   return {
@@ -27,8 +27,8 @@ export function toMerchantPayment(p: Payment, publicBaseUrl: string, requestId: 
     return_url: p.returnUrl,
     // Gateway sessions are never shown by the merchant API (its reads leave them out).
     source: p.source === 'gateway' ? 'api' : p.source,
-    created_at: iso(p.createdAt)!,
-    paid_at: iso(p.paidAt),
+    created_at: isoInstant(p.createdAt),
+    paid_at: isoOrNull(p.paidAt),
     request_id: requestId,
   };
 }

@@ -4,6 +4,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { MAX_AMOUNT } from '../domain/money.js';
 import type { Payout } from '../domain/payout.js';
 import { Currency, Metadata, Timestamp } from './common.js';
+import { isoInstant } from '../domain/instant.js';
 
 const Str = (max: number) => Type.String({ maxLength: max });
 
@@ -75,6 +76,6 @@ export function payoutView(p: Payout) {
   return {
     id: p.id, object: 'payout' as const, status: p.status, amount: p.amount, currency: p.currency, destination: p.destination,
     failure: p.failure, metadata: p.metadata, livemode: p.livemode,
-    created_at: new Date(p.createdAt).toISOString(), updated_at: new Date(p.updatedAt).toISOString(),
+    created_at: isoInstant(p.createdAt), updated_at: isoInstant(p.updatedAt),
   };
 }

@@ -4,6 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { TestClock } from '../domain/test-clock.js';
 import { Timestamp } from './common.js';
+import { isoInstant } from '../domain/instant.js';
 
 const RFC3339 = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
 const Instant = (description: string) => Type.String({ pattern: RFC3339, maxLength: 40, description });
@@ -49,7 +50,7 @@ export const DeletedTestClock = Type.Object({
 
 export function toTestClockResource(c: TestClock, requestId: string): TestClockResource {
   return {
-    id: c.id, object: 'test_clock', name: c.name, frozen_time: new Date(c.frozenTime).toISOString(), status: c.status,
-    livemode: false, created_at: new Date(c.createdAt).toISOString(), request_id: requestId,
+    id: c.id, object: 'test_clock', name: c.name, frozen_time: isoInstant(c.frozenTime), status: c.status,
+    livemode: false, created_at: isoInstant(c.createdAt), request_id: requestId,
   };
 }

@@ -3,6 +3,7 @@
 import type { Payment } from '../domain/payment.js';
 import { OPEN, sessionStatus, type CheckoutState } from '../domain/checkout.js';
 import { toMerchantPayment } from './merchant-payment-view.js';
+import { isoInstant } from '../domain/instant.js';
 
 export const WEBHOOK_API_VERSION = '2026-09-22';
 
@@ -13,7 +14,7 @@ export interface EventMeta { id: string; type: string; livemode: boolean; create
 export function merchantEventBody(ev: EventMeta, object: unknown, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
     id: ev.id, type: ev.type, api_version: WEBHOOK_API_VERSION, livemode: ev.livemode,
-    created_at: new Date(ev.createdAt).toISOString(), data: { object, ...extra },
+    created_at: isoInstant(ev.createdAt), data: { object, ...extra },
   });
 }
 
@@ -24,7 +25,7 @@ export interface GatewayPaymentData {
 }
 
 export function gatewayEventBody(ev: EventMeta, data: GatewayPaymentData | Record<string, unknown>): string {
-  return JSON.stringify({ id: ev.id, type: ev.type, livemode: ev.livemode, created_at: new Date(ev.createdAt).toISOString(), data });
+  return JSON.stringify({ id: ev.id, type: ev.type, livemode: ev.livemode, created_at: isoInstant(ev.createdAt), data });
 }
 
 export const testPingObject = (merchantId: string) => ({

@@ -6,6 +6,7 @@ import { prefixedId } from '../domain/ids.js';
 import type { Payment } from '../domain/payment.js';
 import { rowToPayment, withoutNulls, type PaymentRow } from './payment-row.js';
 import { columns } from './columns.js';
+import { isoInstant } from '../domain/instant.js';
 
 export interface PaymentWithCheckout { payment: Payment; checkout: CheckoutState }
 
@@ -31,7 +32,7 @@ export async function saveCheckout(db: pg.Pool, next: Payment, expectedVersion: 
   const res = await db.query({
     name: 'checkout_update',
     text: 'UPDATE payments SET updated_at = $3, version = $4, checkout = $5 WHERE id = $1 AND version = $2',
-    values: [next.id, expectedVersion, new Date(next.updatedAt).toISOString(), next.version, checkoutJson(checkout)],
+    values: [next.id, expectedVersion, isoInstant(next.updatedAt), next.version, checkoutJson(checkout)],
   });
   return res.rowCount === 1;
 }

@@ -3,6 +3,7 @@
 import type pg from 'pg';
 import type { Link } from '../domain/link.js';
 import { columns } from './columns.js';
+import { isoOrNull } from '../domain/instant.js';
 
 interface LinkRow {
   id: string; merchant_id: string; livemode: boolean; type: string; amount: string | number | null; currency: string;
@@ -12,7 +13,6 @@ interface LinkRow {
 }
 
 const ms = (d: Date | null): number | null => (d === null ? null : d.getTime());
-const iso = (v: number | null): string | null => (v === null ? null : new Date(v).toISOString());
 
 export function rowToLink(r: LinkRow): Link {
   return {
@@ -32,7 +32,7 @@ export async function insertLink(db: pg.Pool, l: Link): Promise<{ kind: 'created
              created_at, updated_at, version, request_id, idempotency_key, request_hash, test_clock_id)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, '{}', $9, true, $10, $10, 1, $11, $12, $13, $14)
            ON CONFLICT (merchant_id, livemode, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING id`,
-    values: [l.id, l.merchantId, l.livemode, l.type, l.amount, l.currency, l.description, l.maxUses, iso(l.expiresAt), iso(l.createdAt),
+    values: [l.id, l.merchantId, l.livemode, l.type, l.amount, l.currency, l.description, l.maxUses, isoOrNull(l.expiresAt), isoOrNull(l.createdAt),
       l.requestId, l.idempotencyKey, l.requestHash, l.testClockId ?? null],
   });
   if (res.rowCount === 1) return { kind: 'created', link: l };
@@ -58,7 +58,7 @@ export async function updateLink(db: pg.Pool, next: Link, expectedVersion: numbe
   const res = await db.query({
     name: 'link_update',
     text: 'UPDATE links SET holds = $3, active = $4, updated_at = $5, version = $6 WHERE id = $1 AND version = $2',
-    values: [next.id, expectedVersion, JSON.stringify(next.holds), next.active, iso(next.updatedAt), next.version],
+    values: [next.id, expectedVersion, JSON.stringify(next.holds), next.active, isoOrNull(next.updatedAt), next.version],
   });
   return res.rowCount === 1;
 }

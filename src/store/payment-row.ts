@@ -1,6 +1,7 @@
 // Storage row of a payment and its mapping to and from the domain object.
 import type { Payment } from '../domain/payment.js';
 import { NO_SESSION_OPTIONS } from '../domain/checkout-session.js';
+import { isoInstant, isoOrNull } from '../domain/instant.js';
 
 export interface PaymentRow {
   id: string; merchant_id: string; livemode: boolean; status: string; amount: number; currency: string;
@@ -54,7 +55,6 @@ export function withoutNulls<T extends object>(o: T): Partial<T> {
   return out as Partial<T>;
 }
 
-const iso = (v: number | null): string | null => (v === null ? null : new Date(v).toISOString());
 
 /**
  * A new payment as one element of the insert's JSON parameter (`json_populate_recordset` over the
@@ -66,8 +66,8 @@ export function paymentToRecord(p: Payment): Record<(typeof INSERT_COLUMNS)[numb
     id: p.id, merchant_id: p.merchantId, livemode: p.livemode, status: p.status, amount: p.amount, currency: p.currency,
     amount_refunded: p.amountRefunded, fee: p.fee, net: p.net, charged: p.charged, order_id: p.orderId, description: p.description,
     metadata: p.metadata, method: p.method, customer: p.customer, card: p.card, failure: p.failure, return_url: p.returnUrl,
-    locale: p.locale, source: p.source, created_at: iso(p.createdAt), paid_at: iso(p.paidAt), expires_at: iso(p.expiresAt),
-    updated_at: iso(p.updatedAt), version: p.version, request_id: p.requestId, idempotency_key: p.idempotencyKey,
+    locale: p.locale, source: p.source, created_at: isoInstant(p.createdAt), paid_at: isoOrNull(p.paidAt), expires_at: isoInstant(p.expiresAt),
+    updated_at: isoInstant(p.updatedAt), version: p.version, request_id: p.requestId, idempotency_key: p.idempotencyKey,
     request_hash: p.requestHash, link_id: p.linkId, channel_id: p.channelId, session: p.session && withoutNulls(p.session), test_clock_id: p.testClockId ?? null,
     pending_attempt: p.pendingAttempt ?? null,
   };

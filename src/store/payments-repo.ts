@@ -12,6 +12,7 @@ import { due } from './test-clocks-repo.js';
 import { stillStarted, type AttemptStart } from './attempts-repo.js';
 import { balanceCte } from './balance-settled.js';
 import { columns } from './columns.js';
+import { isoInstant, isoOrNull } from '../domain/instant.js';
 
 const COLUMNS = INSERT_COLUMNS.join(', ');
 
@@ -242,7 +243,6 @@ WITH v AS (
 )
 SELECT upd.id, (SELECT count(*) FROM (SELECT event_id FROM dl UNION ALL SELECT event_id FROM dg) d JOIN ev ON ev.id = d.event_id WHERE ev.aggregate_id = upd.id)::int AS deliveries FROM upd`;
 
-const isoOrNull = (v: number | null) => (v === null ? null : new Date(v).toISOString());
 /** SQL NULL for an absent value, not the jsonb `null` that JSON.stringify(null) would store. */
 const jsonOrNull = (v: object | null) => (v === null ? null : JSON.stringify(v));
 
@@ -259,7 +259,7 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
     values: [
       col((u) => u.next.id), col((u) => u.prev.version), col((u) => u.next.status), col((u) => u.next.amountRefunded),
       col((u) => u.next.method), col((u) => jsonOrNull(u.next.card)), col((u) => jsonOrNull(u.next.failure)),
-      col((u) => isoOrNull(u.next.paidAt)), col((u) => new Date(u.next.updatedAt).toISOString()), col((u) => u.next.version),
+      col((u) => isoOrNull(u.next.paidAt)), col((u) => isoInstant(u.next.updatedAt)), col((u) => u.next.version),
       col((u) => jsonOrNull(u.next.charged)),
       evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE,
       col((u) => (u.checkout ? checkoutJson(u.checkout) : null)), col((u) => u.next.pendingAttempt),
@@ -268,7 +268,7 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
       // A partial capture changes the amount (and the fee and net with it).
       col((u) => u.next.amount), col((u) => u.next.fee), col((u) => u.next.net),
       // An authorization moves the deadline: the expiry sweep voids the hold then.
-      col((u) => new Date(u.next.expiresAt).toISOString()),
+      col((u) => isoInstant(u.next.expiresAt)),
       col((u) => balanceDelta(u.prev, u.next)),
     ],
   });
@@ -289,8 +289,8 @@ export async function listPayments(db: pg.Pool, q: ListQuery): Promise<{ payment
   const add = (sql: string, v: unknown) => { values.push(v); where.push(sql.replace('?', `$${values.length}`)); };
   if (q.statuses) add('status = ANY(?::text[])', q.statuses);
   if (q.orderId) add('order_id = ?', q.orderId);
-  if (q.from !== undefined) add('created_at >= ?', new Date(q.from).toISOString());
-  if (q.to !== undefined) add('created_at < ?', new Date(q.to).toISOString());
+  if (q.from !== undefined) add('created_at >= ?', isoInstant(q.from));
+  if (q.to !== undefined) add('created_at < ?', isoInstant(q.to));
   if (q.startingAfter) {
     values.push(q.startingAfter.createdAt, q.startingAfter.id);
     where.push(`(created_at, id) < ($${values.length - 1}::timestamptz, $${values.length})`);

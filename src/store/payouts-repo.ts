@@ -11,8 +11,8 @@ import type { MaskedDestination, Payout, PayoutFailure, PayoutKeyHolds, PayoutRe
 import { stillStarted, type AttemptStart } from './attempts-repo.js';
 import { settledNetOf } from './balance-settled.js';
 import { columns } from './columns.js';
+import { isoInstant } from '../domain/instant.js';
 
-const iso = (v: number) => new Date(v).toISOString();
 const ms = (v: Date | string): number => (v instanceof Date ? v.getTime() : Date.parse(v));
 
 interface PayoutRow {
@@ -123,7 +123,7 @@ export async function beginPayouts(db: pg.Pool, xs: PayoutStart[]): Promise<Payo
     values: [col((x) => x.payout.merchantId), col((x) => x.payout.livemode), col((x) => x.payout.currency), col((x) => x.payout.idempotencyKey),
       col((x) => x.payout.amount), col((x) => x.attempt.id), col((x) => x.attempt.operation), col((x) => x.attempt.connector),
       col((x) => JSON.stringify(x.attempt.context)), col((x) => x.payout.id), col((x) => JSON.stringify(x.payout.destination)),
-      col((x) => JSON.stringify(x.payout.metadata)), col((x) => x.payout.requestId), col((x) => x.payout.requestHash), col((x) => iso(x.payout.createdAt))],
+      col((x) => JSON.stringify(x.payout.metadata)), col((x) => x.payout.requestId), col((x) => x.payout.requestHash), col((x) => isoInstant(x.payout.createdAt))],
   });
   const out: PayoutBegin[] = new Array(xs.length);
   for (const r of res.rows) {
@@ -203,7 +203,7 @@ export async function settlePayouts(db: pg.Pool, ss: PayoutSettlement[]): Promis
     name: 'payouts_settle',
     text: SETTLE_SQL,
     values: [col((s) => s.next.id), col((s) => s.attempt.id), col((s) => s.next.status), col((s) => (s.next.failure ? JSON.stringify(s.next.failure) : null)),
-      col((s) => s.next.connectorRef), col((s) => iso(s.next.updatedAt)), col((s) => s.attempt.status), col((s) => JSON.stringify(s.attempt.result)),
+      col((s) => s.next.connectorRef), col((s) => isoInstant(s.next.updatedAt)), col((s) => s.attempt.status), col((s) => JSON.stringify(s.attempt.result)),
       col(() => eventId()), col((s) => s.event), col((s) => JSON.stringify(s.data))],
   });
   const rows = new Map(res.rows.map((r) => [r.id, r.deliveries]));

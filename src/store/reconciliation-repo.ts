@@ -5,6 +5,7 @@ import { prefixedId } from '../domain/ids.js';
 import {
   engineOutcomeOf, operationKind, type BankOperation, type Difference, type DifferenceKind, type EngineOperation,
 } from '../domain/reconciliation.js';
+import { isoInstant } from '../domain/instant.js';
 
 export interface Run {
   id: string;
@@ -27,7 +28,6 @@ export interface WindowPolicy {
 const ms = (col: string) => `(extract(epoch FROM ${col}) * 1000)::float8`;
 const RUN_COLUMNS = `id, ${ms('window_start')} AS window_start, ${ms('window_end')} AS window_end, status, tries`;
 const toRun = (r: Record<string, any>): Run => ({ id: r.id, windowStart: r.window_start, windowEnd: r.window_end, status: r.status, tries: r.tries });
-const ts = (epochMs: number) => new Date(epochMs).toISOString();
 
 /** A running run whose claimant's lease ended (it died, or its try failed): taken over by `me`. */
 export async function claimStaleRun(db: pg.Pool, me: string, leaseSeconds: number): Promise<Run | null> {
@@ -64,7 +64,7 @@ export async function claimNextWindow(db: pg.Pool, me: string, p: WindowPolicy):
     const open = await db.query({
       name: 'recon_open_attempts',
       text: `SELECT 1 FROM connector_attempts WHERE status = 'started' AND created_at >= $1 AND created_at < $2 LIMIT 1`,
-      values: [ts(start), ts(end)],
+      values: [isoInstant(start), isoInstant(end)],
     });
     if (open.rowCount) return { waiting: 'open_attempts', start, end };
   }
@@ -73,7 +73,7 @@ export async function claimNextWindow(db: pg.Pool, me: string, p: WindowPolicy):
     text: `INSERT INTO reconciliation_runs (id, window_start, window_end, status, lease_until, claimed_by)
            VALUES ($1, $2, $3, 'running', now() + make_interval(secs => $5), $4)
            ON CONFLICT (window_start) DO NOTHING RETURNING ${RUN_COLUMNS}`,
-    values: [prefixedId('rcn', 20), ts(start), ts(end), me, p.leaseSeconds],
+    values: [prefixedId('rcn', 20), isoInstant(start), isoInstant(end), me, p.leaseSeconds],
   });
   return res.rows[0] ? { run: toRun(res.rows[0]) } : { waiting: 'taken', start, end };
 }
@@ -94,7 +94,7 @@ export async function windowAttempts(db: pg.Pool, start: number, end: number): P
   const res = await db.query({
     name: 'recon_window_attempts',
     text: `SELECT ${ATTEMPT_COLUMNS} FROM connector_attempts WHERE created_at >= $1 AND created_at < $2`,
-    values: [ts(start), ts(end)],
+    values: [isoInstant(start), isoInstant(end)],
   });
   return res.rows.map(toEngine);
 }
@@ -107,7 +107,7 @@ export async function attemptsByKeys(db: pg.Pool, keys: string[]): Promise<Map<s
 }
 
 const side = (o: EngineOperation | BankOperation | null) => o && ({
-  kind: o.kind, amount: o.amount, currency: o.currency, outcome: o.outcome, at: new Date(o.at).toISOString(),
+  kind: o.kind, amount: o.amount, currency: o.currency, outcome: o.outcome, at: isoInstant(o.at),
 });
 
 /** Records the differences of `runId` that no run recorded before (one per key and kind); how many were new. */

@@ -14,8 +14,8 @@ import { stillStarted, type AttemptStart } from './attempts-repo.js';
 import { balanceCte } from './balance-settled.js';
 import { rowToRefund, type RefundRow } from './refund-row.js';
 import { columns } from './columns.js';
+import { isoInstant } from '../domain/instant.js';
 
-const iso = (v: number) => new Date(v).toISOString();
 
 /** Whether a grouped begin's error (beginRefunds) is its row's Idempotency-Key held by another refund. */
 export const refundKeyTaken = (err: unknown): boolean => (err as { constraint?: string } | null)?.constraint === 'refunds_idempotency';
@@ -64,7 +64,7 @@ export async function beginRefunds(db: pg.Pool, bs: RefundBegin[]): Promise<bool
     values: [col((b) => b.refund.paymentId), col((b) => b.expectedVersion), col((b) => b.attempt.id), col((b) => b.attempt.operation),
       col((b) => b.attempt.connector), col((b) => b.attempt.amount), col((b) => b.attempt.currency), col((b) => JSON.stringify(b.attempt.context)),
       col((b) => b.refund.id), col((b) => b.refund.merchantId), col((b) => b.refund.livemode), col((b) => b.refund.reason),
-      col((b) => b.refund.requestId), col((b) => b.refund.idempotencyKey), col((b) => b.refund.requestHash), col((b) => iso(b.refund.createdAt))],
+      col((b) => b.refund.requestId), col((b) => b.refund.idempotencyKey), col((b) => b.refund.requestHash), col((b) => isoInstant(b.refund.createdAt))],
   });
   const started = new Set(res.rows.map((r) => r.attempt_id));
   return bs.map((b) => started.has(b.attempt.id));
@@ -163,7 +163,7 @@ export async function settleRefunds(db: pg.Pool, ss: RefundSettlement[]): Promis
     name: 'refunds_settle',
     text: SETTLE_SQL,
     values: [col((s) => s.next.id), col((s) => s.prev.version), col((s) => s.next.status), col((s) => s.next.amountRefunded), col((s) => s.next.net),
-      col((s) => iso(s.next.updatedAt)), col((s) => s.next.version), col((s) => s.attempt.id),
+      col((s) => isoInstant(s.next.updatedAt)), col((s) => s.next.version), col((s) => s.attempt.id),
       col((s) => s.refund.status), col((s) => s.refund.failureCode), col((s) => s.refund.connectorRef), col((s) => s.refund.id),
       col((s) => s.attempt.status), col((s) => JSON.stringify(s.attempt.result)),
       evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE,

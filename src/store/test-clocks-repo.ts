@@ -4,6 +4,7 @@
 // advancing clock ready once nothing on it is due any more.
 import type pg from 'pg';
 import type { TestClock } from '../domain/test-clock.js';
+import { isoInstant } from '../domain/instant.js';
 
 interface ClockRow { id: string; merchant_id: string; name: string | null; frozen_time: Date; status: TestClock['status']; created_at: Date }
 
@@ -15,7 +16,7 @@ export async function insertTestClock(db: pg.Pool, c: TestClock): Promise<TestCl
   const res = await db.query<ClockRow>(
     `INSERT INTO test_clocks (id, merchant_id, name, frozen_time, status, created_at, updated_at)
      VALUES ($1, $2, $3, $4, 'ready', $5, $5) RETURNING *`,
-    [c.id, c.merchantId, c.name, new Date(c.frozenTime).toISOString(), new Date(c.createdAt).toISOString()]);
+    [c.id, c.merchantId, c.name, isoInstant(c.frozenTime), isoInstant(c.createdAt)]);
   return toClock(res.rows[0]);
 }
 
@@ -50,7 +51,7 @@ export async function advanceTestClock(db: pg.Pool, c: TestClock, to: number): P
   const res = await db.query<ClockRow>(
     `UPDATE test_clocks SET frozen_time = $3, status = 'advancing', updated_at = now()
      WHERE id = $1 AND merchant_id = $2 AND status = 'ready' AND frozen_time = $4 RETURNING *`,
-    [c.id, c.merchantId, new Date(to).toISOString(), new Date(c.frozenTime).toISOString()]);
+    [c.id, c.merchantId, isoInstant(to), isoInstant(c.frozenTime)]);
   if (!res.rows[0]) return null;
   await db.query(`SELECT pg_notify('webhook_due', '')`);
   return toClock(res.rows[0]);

@@ -2,6 +2,7 @@
 import type pg from 'pg';
 import { eventId, prefixedId, randomString } from '../domain/ids.js';
 import { due, nowOf } from './test-clocks-repo.js';
+import { isoInstant } from '../domain/instant.js';
 
 export interface WebhookSettings {
   id: string; merchantId: string; api: 'merchant' | 'gateway'; channelId: string | null; url: string; events: string[] | null;
@@ -200,7 +201,7 @@ UPDATE webhook_deliveries d SET status = x.status,
 FROM x WHERE d.id = x.delivery_id AND d.attempts = x.attempt AND d.status = 'delivering'
 RETURNING d.id, x.attempt`,
     values: [
-      rs.map((a) => a.deliveryId), rs.map((a) => a.attempt), rs.map((a) => new Date(a.startedAt).toISOString()), rs.map((a) => a.durationMs),
+      rs.map((a) => a.deliveryId), rs.map((a) => a.attempt), rs.map((a) => isoInstant(a.startedAt)), rs.map((a) => a.durationMs),
       rs.map((a) => a.statusCode), rs.map((a) => a.error), rs.map((a) => a.next.status), rs.map((a) => a.next.delayMs ?? null),
     ],
   });

@@ -26,6 +26,7 @@ import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import { sbpMembersAnswer } from '../sbp-list.js';
 import type { Services } from '../services.js';
+import { isoInstant } from '../../domain/instant.js';
 
 const validateCheckout = compile(CreateCheckoutRequest, CHECKOUT_FIELD_CODES);
 const validateWidget = compile(CreateWidgetSessionRequest, CHECKOUT_FIELD_CODES);
@@ -132,7 +133,7 @@ async function widgetSession(ctx: Ctx, s: Services, raw: unknown): Promise<void>
   if (!v.ok) return sendFailure(ctx, v.failure);
   await createSession(ctx, s, who, v.value, body, (p) => ({
     status: 200, requestId: p.requestId,
-    body: JSON.stringify({ session_id: p.id, checkout_url: checkoutUrlOf(p, s.config.publicBaseUrl), expires_at: new Date(p.expiresAt).toISOString(), livemode: p.livemode, request_id: p.requestId }),
+    body: JSON.stringify({ session_id: p.id, checkout_url: checkoutUrlOf(p, s.config.publicBaseUrl), expires_at: isoInstant(p.expiresAt), livemode: p.livemode, request_id: p.requestId }),
   }));
 }
 

@@ -15,15 +15,15 @@ import type { Ctx } from '../context.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
+import { isoOrNull } from '../../domain/instant.js';
 
 const validatePut = compile(PutWebhookSettings, { url: 'webhook_url_invalid' });
 const validateScope = compile(SettingsScope, {});
-const iso = (v: number | null) => (v === null ? null : new Date(v).toISOString());
 
 export const settingsView = (w: WebhookSettings) => ({
   id: w.id, object: 'webhook_settings', api: w.api, url: w.url, events: w.events ?? [...eventTypesOf(w.api)].filter((t) => t !== 'test.ping'),
-  secret: w.secret, channel_id: w.channelId, previous_secret_expires_at: w.previousExpiresAt && w.previousExpiresAt > Date.now() ? iso(w.previousExpiresAt) : null,
-  created_at: iso(w.createdAt), updated_at: iso(w.updatedAt),
+  secret: w.secret, channel_id: w.channelId, previous_secret_expires_at: w.previousExpiresAt && w.previousExpiresAt > Date.now() ? isoOrNull(w.previousExpiresAt) : null,
+  created_at: isoOrNull(w.createdAt), updated_at: isoOrNull(w.updatedAt),
 });
 
 async function merchantOr404(ctx: Ctx, s: Services): Promise<boolean> {

@@ -11,23 +11,23 @@ import type { Ctx } from '../context.js';
 import { sendFailure, sendJson } from '../reply.js';
 import type { Route } from '../route.js';
 import type { Services } from '../services.js';
+import { isoOrNull } from '../../domain/instant.js';
 
 const validateCreate = compile(CreateMerchantRequest, {});
 const validatePatch = compile(PatchMerchantRequest, { allowed_domains: 'allowed_domain_invalid' });
 const validateKey = compile(CreateApiKeyRequestBody, {});
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export const merchantView = (m: Merchant) => ({
   id: m.id, object: 'merchant', name: m.name, default_currency: m.defaultCurrency, currencies: m.currencies,
   api_enabled: m.apiEnabled, rate_limit_per_minute: m.rateLimitPerMinute, fee_percent: m.feeBps / 100, fee_fixed: m.feeFixed,
   allowed_domains: m.allowedDomains, card_data_allowed: m.cardDataAllowed,
-  created_at: iso(m.createdAt), updated_at: iso(m.updatedAt),
+  created_at: isoOrNull(m.createdAt), updated_at: isoOrNull(m.updatedAt),
 });
 
 export const keyView = (k: ApiKeyRecord, secret?: string) => ({
   id: k.id, object: 'api_key', ...(secret ? { key: secret } : {}), kind: k.kind, scope: keyScopeOf(k), mode: k.mode, key_hint: k.keyHint,
-  channel_id: k.channelId, permissions: k.permissions, label: k.label, created_at: iso(k.createdAt), revoked_at: iso(k.revokedAt),
+  channel_id: k.channelId, permissions: k.permissions, label: k.label, created_at: isoOrNull(k.createdAt), revoked_at: isoOrNull(k.revokedAt),
 });
 
 const upper = (c?: string) => c?.toUpperCase();
