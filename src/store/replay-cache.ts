@@ -9,7 +9,39 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000;
 /** An answer as first given: replayed byte for byte, with the request id that produced it. */
 export interface StoredAnswer { status: number; body: string; requestId: string }
 
+/**
+ * The stored form: `d1`, the request's hash, the status and the request id on a line each, then the
+ * body as it was sent. The body is not escaped (as a JSON string it was: quoting a 1 KB answer cost
+ * a worker about 6 µs a create, docs/decisions.md "The replay cache stores the body as sent"). The fields before it
+ * hold no newline (a base64url hash, a number, a request id of the engine's own alphabet); one that
+ * did would be written in the JSON form instead.
+ */
+const TAG = 'd1\n';
+
+/** The JSON form written before session 28, still read: a process of the previous release may have written it. */
 interface Done { s: 'd'; h: string; status: number; body: string; rid: string }
+
+export function encodeAnswer(hash: string, a: StoredAnswer): string {
+  if (hash.includes('\n') || a.requestId.includes('\n')) return JSON.stringify({ s: 'd', h: hash, status: a.status, body: a.body, rid: a.requestId } satisfies Done);
+  return `${TAG}${hash}\n${a.status}\n${a.requestId}\n${a.body}`;
+}
+
+/** The answer stored under a key, with the hash it was stored for; null when the value is neither form. */
+export function decodeAnswer(raw: string): { hash: string; answer: StoredAnswer } | null {
+  if (raw.startsWith(TAG)) {
+    const h = raw.indexOf('\n', TAG.length);
+    const st = h < 0 ? -1 : raw.indexOf('\n', h + 1);
+    const r = st < 0 ? -1 : raw.indexOf('\n', st + 1);
+    if (r < 0) return null;
+    const status = Number(raw.slice(h + 1, st));
+    if (!Number.isInteger(status)) return null;
+    return { hash: raw.slice(TAG.length, h), answer: { status, requestId: raw.slice(st + 1, r), body: raw.slice(r + 1) } };
+  }
+  try {
+    const rec = JSON.parse(raw) as Done;
+    return rec.s === 'd' ? { hash: rec.h, answer: { status: rec.status, body: rec.body, requestId: rec.rid } } : null;
+  } catch { return null; }
+}
 
 export class ReplayCache {
   private pending: [string, string][] = [];
@@ -24,7 +56,7 @@ export class ReplayCache {
    * create. Within a process a later recall of the key is sent after that write.
    */
   remember(scope: string, hash: string, a: StoredAnswer): void {
-    this.pending.push([scope, JSON.stringify({ s: 'd', h: hash, status: a.status, body: a.body, rid: a.requestId } satisfies Done)]);
+    this.pending.push([scope, encodeAnswer(hash, a)]);
     if (!this.scheduled) { this.scheduled = true; setImmediate(this.flush); }
   }
 
@@ -42,10 +74,9 @@ export class ReplayCache {
     let raw: string | null;
     try { raw = await this.kv.get(scope); } catch { this.onFailure(); return null; }
     if (raw === null) return null;
-    try {
-      const rec = JSON.parse(raw) as Done;
-      return rec.s === 'd' && rec.h === hash ? { status: rec.status, body: rec.body, requestId: rec.rid } : null;
-    } catch { return null; }
+    const stored = decodeAnswer(raw);
+    // Another request's answer under this key (a different hash), or a value in no known form: not a replay.
+    return stored !== null && stored.hash === hash ? stored.answer : null;
   }
 
   close(): Promise<void> { this.flush(); return this.kv.close(); }
