@@ -3,6 +3,7 @@
 // outcome is written by the payment's own update (payments-repo), in the statement that moves the payment.
 import type pg from 'pg';
 import { columns } from './columns.js';
+import { jsonbArrayOf, jsonbList } from './jsonb-list.js';
 
 /**
  * The test that an attempt found by its id is still started, for the statements that settle it.
@@ -49,7 +50,7 @@ export interface PaymentAttemptBegin { paymentId: string; expectedVersion: numbe
  */
 const BEGIN_MANY_SQL = `
 WITH v AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::jsonb[],
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], ${jsonbArrayOf('$8')},
                        $9::text[], $10::text[], $11::text[])
     AS v(pid, expected, att_id, operation, connector, amount, currency, context, scope, hash, request_id)
 ), upd AS (
@@ -70,7 +71,7 @@ export async function beginPaymentAttempts(db: pg.Pool, bs: PaymentAttemptBegin[
     name: 'attempts_begin_payments',
     text: BEGIN_MANY_SQL,
     values: [col((b) => b.paymentId), col((b) => b.expectedVersion), col((b) => b.attempt.id), col((b) => b.attempt.operation),
-      col((b) => b.attempt.connector), col((b) => b.attempt.amount), col((b) => b.attempt.currency), col((b) => JSON.stringify(b.attempt.context)),
+      col((b) => b.attempt.connector), col((b) => b.attempt.amount), col((b) => b.attempt.currency), jsonbList(col((b) => JSON.stringify(b.attempt.context))),
       col((b) => b.key?.scope ?? null), col((b) => b.key?.hash ?? null), col((b) => b.key?.requestId ?? null)],
   });
   const started = new Set(res.rows.map((r) => r.id));

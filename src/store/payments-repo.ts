@@ -12,6 +12,7 @@ import { due } from './test-clocks-repo.js';
 import { stillStarted, type AttemptStart } from './attempts-repo.js';
 import { balanceCte } from './balance-settled.js';
 import { columns } from './columns.js';
+import { jsonbArrayOf, jsonbList } from './jsonb-list.js';
 import { isoInstant, isoOrNull } from '../domain/instant.js';
 
 const COLUMNS = INSERT_COLUMNS.join(', ');
@@ -50,7 +51,7 @@ SELECT id FROM ins`;
 const INSERT_WITH_ATTEMPTS_SQL = `${INSERT_CTES}, att AS (
   INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
   SELECT a.id, ins.id, a.operation, a.connector, a.amount, a.currency, 'started', a.context
-  FROM ins JOIN unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], $10::jsonb[])
+  FROM ins JOIN unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[], $9::text[], ${jsonbArrayOf('$10')})
     AS a(pid, id, operation, connector, amount, currency, context) ON a.pid = ins.id AND ins.pending_attempt = a.id
 )
 SELECT id FROM ins`;
@@ -103,7 +104,7 @@ async function insertSorted(db: pg.Pool, cs: PaymentCreate[]): Promise<(InsertOu
   if (withAttempts.length > 0) {
     const col = <T>(f: (c: PaymentCreate, a: AttemptStart) => T) => withAttempts.map((c) => f(c, c.attempt!));
     values.push(col((c) => c.payment.id), col((_, a) => a.id), col((_, a) => a.operation), col((_, a) => a.connector),
-      col((_, a) => a.amount), col((_, a) => a.currency), col((_, a) => JSON.stringify(a.context)));
+      col((_, a) => a.amount), col((_, a) => a.currency), jsonbList(col((_, a) => JSON.stringify(a.context))));
   }
   const res = await db.query<{ id: string }>(withAttempts.length > 0
     ? { name: 'payment_insert_attempt', text: INSERT_WITH_ATTEMPTS_SQL, values }
@@ -183,8 +184,8 @@ export interface PaymentUpdate {
 // of it commits or rolls back together, so nothing runs after the commit that could fail it.
 const UPDATE_SQL = `
 WITH v AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::text[], $6::jsonb[], $7::jsonb[],
-    $8::timestamptz[], $9::timestamptz[], $10::int[], $11::jsonb[], $16::jsonb[], $17::text[], $18::text[], $19::text[], $20::jsonb[],
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::text[], ${jsonbArrayOf('$6')}, ${jsonbArrayOf('$7')},
+    $8::timestamptz[], $9::timestamptz[], $10::int[], ${jsonbArrayOf('$11')}, ${jsonbArrayOf('$16')}, $17::text[], $18::text[], $19::text[], ${jsonbArrayOf('$20')},
     $22::bigint[], $23::bigint[], $24::bigint[], $25::timestamptz[], $26::bigint[])
     AS v(id, expected, status, amount_refunded, method, card, failure, paid_at, updated_at, version, charged,
          checkout, pending_attempt, att_id, att_status, att_result, amount, fee, net, expires_at, balance_delta)
@@ -258,12 +259,12 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
     text: UPDATE_SQL,
     values: [
       col((u) => u.next.id), col((u) => u.prev.version), col((u) => u.next.status), col((u) => u.next.amountRefunded),
-      col((u) => u.next.method), col((u) => jsonOrNull(u.next.card)), col((u) => jsonOrNull(u.next.failure)),
+      col((u) => u.next.method), jsonbList(col((u) => jsonOrNull(u.next.card))), jsonbList(col((u) => jsonOrNull(u.next.failure))),
       col((u) => isoOrNull(u.next.paidAt)), col((u) => isoInstant(u.next.updatedAt)), col((u) => u.next.version),
-      col((u) => jsonOrNull(u.next.charged)),
+      jsonbList(col((u) => jsonOrNull(u.next.charged))),
       evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE,
-      col((u) => (u.checkout ? checkoutJson(u.checkout) : null)), col((u) => u.next.pendingAttempt),
-      col((u) => u.settle?.id ?? null), col((u) => u.settle?.status ?? null), col((u) => (u.settle ? JSON.stringify(u.settle.result) : null)),
+      jsonbList(col((u) => (u.checkout ? checkoutJson(u.checkout) : null))), col((u) => u.next.pendingAttempt),
+      col((u) => u.settle?.id ?? null), col((u) => u.settle?.status ?? null), jsonbList(col((u) => (u.settle ? JSON.stringify(u.settle.result) : null))),
       GATEWAY_DELIVERABLE,
       // A partial capture changes the amount (and the fee and net with it).
       col((u) => u.next.amount), col((u) => u.next.fee), col((u) => u.next.net),

@@ -14,6 +14,7 @@ import { stillStarted, type AttemptStart } from './attempts-repo.js';
 import { balanceCte } from './balance-settled.js';
 import { rowToRefund, type RefundRow } from './refund-row.js';
 import { columns } from './columns.js';
+import { jsonbArrayOf, jsonbList } from './jsonb-list.js';
 import { isoInstant } from '../domain/instant.js';
 
 
@@ -33,7 +34,7 @@ export interface RefundBegin { expectedVersion: number; attempt: AttemptStart; r
  */
 const BEGIN_SQL = `
 WITH v AS (
-  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::jsonb[],
+  SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], ${jsonbArrayOf('$8')},
                        $9::text[], $10::text[], $11::boolean[], $12::text[], $13::text[], $14::text[], $15::text[], $16::timestamptz[])
     AS v(pid, expected, att_id, operation, connector, amount, currency, context,
          refund_id, merchant_id, livemode, reason, request_id, idempotency_key, request_hash, created_at)
@@ -62,7 +63,7 @@ export async function beginRefunds(db: pg.Pool, bs: RefundBegin[]): Promise<bool
     name: 'refunds_begin',
     text: BEGIN_SQL,
     values: [col((b) => b.refund.paymentId), col((b) => b.expectedVersion), col((b) => b.attempt.id), col((b) => b.attempt.operation),
-      col((b) => b.attempt.connector), col((b) => b.attempt.amount), col((b) => b.attempt.currency), col((b) => JSON.stringify(b.attempt.context)),
+      col((b) => b.attempt.connector), col((b) => b.attempt.amount), col((b) => b.attempt.currency), jsonbList(col((b) => JSON.stringify(b.attempt.context))),
       col((b) => b.refund.id), col((b) => b.refund.merchantId), col((b) => b.refund.livemode), col((b) => b.refund.reason),
       col((b) => b.refund.requestId), col((b) => b.refund.idempotencyKey), col((b) => b.refund.requestHash), col((b) => isoInstant(b.refund.createdAt))],
   });
@@ -92,7 +93,7 @@ export interface RefundSettlement {
 const SETTLE_SQL = `
 WITH v AS (
   SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::bigint[], $6::timestamptz[], $7::int[], $8::text[],
-                       $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $19::bigint[])
+                       $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], ${jsonbArrayOf('$14')}, $19::bigint[])
     AS v(pid, expected, status, amount_refunded, net, updated_at, version, att_id,
          refund_status, failure_code, connector_ref, refund_id, att_status, att_result, balance_delta)
 ), upd AS (
@@ -165,7 +166,7 @@ export async function settleRefunds(db: pg.Pool, ss: RefundSettlement[]): Promis
     values: [col((s) => s.next.id), col((s) => s.prev.version), col((s) => s.next.status), col((s) => s.next.amountRefunded), col((s) => s.next.net),
       col((s) => isoInstant(s.next.updatedAt)), col((s) => s.next.version), col((s) => s.attempt.id),
       col((s) => s.refund.status), col((s) => s.refund.failureCode), col((s) => s.refund.connectorRef), col((s) => s.refund.id),
-      col((s) => s.attempt.status), col((s) => JSON.stringify(s.attempt.result)),
+      col((s) => s.attempt.status), jsonbList(col((s) => JSON.stringify(s.attempt.result))),
       evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE,
       col((s) => balanceDelta(s.prev, s.next))],
   });
