@@ -4,6 +4,7 @@
 import type pg from 'pg';
 import { columns } from './columns.js';
 import { jsonbArrayOf, jsonbList } from './jsonb-list.js';
+import { withArrayLiterals } from './pg-array.js';
 
 /**
  * The test that an attempt found by its id is still started, for the statements that settle it.
@@ -70,9 +71,9 @@ export async function beginPaymentAttempts(db: pg.Pool, bs: PaymentAttemptBegin[
   const res = await db.query<{ id: string }>({
     name: 'attempts_begin_payments',
     text: BEGIN_MANY_SQL,
-    values: [col((b) => b.paymentId), col((b) => b.expectedVersion), col((b) => b.attempt.id), col((b) => b.attempt.operation),
+    values: withArrayLiterals([col((b) => b.paymentId), col((b) => b.expectedVersion), col((b) => b.attempt.id), col((b) => b.attempt.operation),
       col((b) => b.attempt.connector), col((b) => b.attempt.amount), col((b) => b.attempt.currency), jsonbList(col((b) => JSON.stringify(b.attempt.context))),
-      col((b) => b.key?.scope ?? null), col((b) => b.key?.hash ?? null), col((b) => b.key?.requestId ?? null)],
+      col((b) => b.key?.scope ?? null), col((b) => b.key?.hash ?? null), col((b) => b.key?.requestId ?? null)]),
   });
   const started = new Set(res.rows.map((r) => r.id));
   return bs.map((b) => started.has(b.attempt.id));

@@ -13,6 +13,7 @@ import { stillStarted, type AttemptStart } from './attempts-repo.js';
 import { balanceCte } from './balance-settled.js';
 import { columns } from './columns.js';
 import { jsonbArrayOf, jsonbList } from './jsonb-list.js';
+import { withArrayLiterals } from './pg-array.js';
 import { isoInstant, isoOrNull } from '../domain/instant.js';
 
 const COLUMNS = INSERT_COLUMNS.join(', ');
@@ -107,8 +108,8 @@ async function insertSorted(db: pg.Pool, cs: PaymentCreate[]): Promise<(InsertOu
       col((_, a) => a.amount), col((_, a) => a.currency), jsonbList(col((_, a) => JSON.stringify(a.context))));
   }
   const res = await db.query<{ id: string }>(withAttempts.length > 0
-    ? { name: 'payment_insert_attempt', text: INSERT_WITH_ATTEMPTS_SQL, values }
-    : { name: 'payment_insert', text: INSERT_SQL, values });
+    ? { name: 'payment_insert_attempt', text: INSERT_WITH_ATTEMPTS_SQL, values: withArrayLiterals(values) }
+    : { name: 'payment_insert', text: INSERT_SQL, values: withArrayLiterals(values) });
   const inserted = new Set(res.rows.map((r) => r.id));
   const outcomes = await Promise.allSettled(ps.map(async (p): Promise<InsertOutcome> => {
     if (inserted.has(p.id)) return { kind: 'created', payment: p };
@@ -257,7 +258,7 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
   const res = await db.query<{ id: string; deliveries: number }>({
     name: 'payments_update',
     text: UPDATE_SQL,
-    values: [
+    values: withArrayLiterals([
       col((u) => u.next.id), col((u) => u.prev.version), col((u) => u.next.status), col((u) => u.next.amountRefunded),
       col((u) => u.next.method), jsonbList(col((u) => jsonOrNull(u.next.card))), jsonbList(col((u) => jsonOrNull(u.next.failure))),
       col((u) => isoOrNull(u.next.paidAt)), col((u) => isoInstant(u.next.updatedAt)), col((u) => u.next.version),
@@ -271,7 +272,7 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
       // An authorization moves the deadline: the expiry sweep voids the hold then.
       col((u) => isoInstant(u.next.expiresAt)),
       col((u) => balanceDelta(u.prev, u.next)),
-    ],
+    ]),
   });
   const applied = new Map(res.rows.map((r) => [r.id, Number(r.deliveries)]));
   return us.map((u) => applied.get(u.next.id) ?? null);

@@ -15,6 +15,7 @@ import { balanceCte } from './balance-settled.js';
 import { rowToRefund, type RefundRow } from './refund-row.js';
 import { columns } from './columns.js';
 import { jsonbArrayOf, jsonbList } from './jsonb-list.js';
+import { withArrayLiterals } from './pg-array.js';
 import { isoInstant } from '../domain/instant.js';
 
 
@@ -62,10 +63,10 @@ export async function beginRefunds(db: pg.Pool, bs: RefundBegin[]): Promise<bool
   const res = await db.query<{ attempt_id: string }>({
     name: 'refunds_begin',
     text: BEGIN_SQL,
-    values: [col((b) => b.refund.paymentId), col((b) => b.expectedVersion), col((b) => b.attempt.id), col((b) => b.attempt.operation),
+    values: withArrayLiterals([col((b) => b.refund.paymentId), col((b) => b.expectedVersion), col((b) => b.attempt.id), col((b) => b.attempt.operation),
       col((b) => b.attempt.connector), col((b) => b.attempt.amount), col((b) => b.attempt.currency), jsonbList(col((b) => JSON.stringify(b.attempt.context))),
       col((b) => b.refund.id), col((b) => b.refund.merchantId), col((b) => b.refund.livemode), col((b) => b.refund.reason),
-      col((b) => b.refund.requestId), col((b) => b.refund.idempotencyKey), col((b) => b.refund.requestHash), col((b) => isoInstant(b.refund.createdAt))],
+      col((b) => b.refund.requestId), col((b) => b.refund.idempotencyKey), col((b) => b.refund.requestHash), col((b) => isoInstant(b.refund.createdAt))]),
   });
   const started = new Set(res.rows.map((r) => r.attempt_id));
   return bs.map((b) => started.has(b.attempt.id));
@@ -163,12 +164,12 @@ export async function settleRefunds(db: pg.Pool, ss: RefundSettlement[]): Promis
   const res = await db.query<{ id: string; refunds: number; deliveries: number }>({
     name: 'refunds_settle',
     text: SETTLE_SQL,
-    values: [col((s) => s.next.id), col((s) => s.prev.version), col((s) => s.next.status), col((s) => s.next.amountRefunded), col((s) => s.next.net),
+    values: withArrayLiterals([col((s) => s.next.id), col((s) => s.prev.version), col((s) => s.next.status), col((s) => s.next.amountRefunded), col((s) => s.next.net),
       col((s) => isoInstant(s.next.updatedAt)), col((s) => s.next.version), col((s) => s.attempt.id),
       col((s) => s.refund.status), col((s) => s.refund.failureCode), col((s) => s.refund.connectorRef), col((s) => s.refund.id),
       col((s) => s.attempt.status), jsonbList(col((s) => JSON.stringify(s.attempt.result))),
       evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE,
-      col((s) => balanceDelta(s.prev, s.next))],
+      col((s) => balanceDelta(s.prev, s.next))]),
   });
   const rows = new Map(res.rows.map((r) => [r.id, r]));
   return ss.map((s) => {
