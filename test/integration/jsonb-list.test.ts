@@ -29,7 +29,7 @@ else {
       null,
       JSON.stringify(null),
       JSON.stringify('a "quoted" \\ string with\nnewline and é 🙂'),
-      JSON.stringify(12345678901234),
+      JSON.stringify(2 ** 45 + 0.5),
       JSON.stringify([]),
       JSON.stringify({}),
       null,

@@ -10,7 +10,7 @@ t.test('the same text as pg for strings, numbers, booleans and nulls', async (t)
   const cases: unknown[][] = [
     [], ['pay_abc', 'pay_def'], ['', 'NULL', 'null', ' spaced ', 'a,b', '{braces}', 'quote " inside', 'back \\ slash', '\\"both\\"', 'é 🙂\nnewline'],
     [1, -2, 3.5, 1e21, 2 ** 53 + 2, Number.NaN, Infinity, 0, -0], [true, false], [null, undefined, 'x', null],
-    ['2026-12-03T16:00:00.000Z', null], [12345678901234567890n],
+    ['2026-12-03T16:00:00.000Z', null], [2n ** 70n, -(3n ** 40n)],
   ];
   for (const c of cases) t.equal(withArrayLiterals([c])[0], pgUtils.prepareValue(c), JSON.stringify(c, (_, v) => (typeof v === 'bigint' ? `${v}n` : v)));
 });
