@@ -9,19 +9,25 @@ import { BALANCE_STATUSES } from '../domain/payment-status.js';
 const STRIPES = 16;
 
 /**
- * A CTE (`bal`) that adds, for the payments `upd` moved, their `v.balance_delta` (balanceDelta of
- * the row before and after, from its actor) to this connection's stripe of their balances. Only
- * rows the statement applied count (`upd`: their version matched, so the actor's "before" is the
- * row's). One row per balance, visited in key order, so two statements meet shared stripes alike.
- * `key` is the column of `v` that names the payment.
+ * A CTE (`bal`) that adds, for the payments `upd` moved, their balance delta (balanceDelta of the
+ * row before and after, from its actor) to this connection's stripe of their balances. Only rows the
+ * statement applied count (`upd`: their version matched, so the actor's "before" is the row's). One
+ * row per balance, visited in key order, so two statements meet shared stripes alike. The delta is
+ * `v.balance_delta` of the row of `v` whose column `key` names the payment, or, with
+ * `{ onUpd: column }`, a column that `upd` returned (no second join of two CTEs).
  */
-export const balanceCte = (key: 'id' | 'pid'): string => `bal AS (
+export const balanceCte = (key: 'id' | 'pid' | { onUpd: string }): string => {
+  const [delta, from] = typeof key === 'string'
+    ? ['v.balance_delta', `upd JOIN v ON v.${key} = upd.id`]
+    : [`upd.${key.onUpd}`, 'upd'];
+  return `bal AS (
   INSERT INTO balance_settled (merchant_id, livemode, currency, stripe, net)
-  SELECT upd.merchant_id, upd.livemode, upd.currency, (pg_backend_pid() % ${STRIPES})::smallint, sum(v.balance_delta)::bigint
-  FROM upd JOIN v ON v.${key} = upd.id WHERE v.balance_delta <> 0
+  SELECT upd.merchant_id, upd.livemode, upd.currency, (pg_backend_pid() % ${STRIPES})::smallint, sum(${delta})::bigint
+  FROM ${from} WHERE ${delta} <> 0
   GROUP BY upd.merchant_id, upd.livemode, upd.currency ORDER BY upd.merchant_id, upd.livemode, upd.currency
   ON CONFLICT (merchant_id, livemode, currency, stripe) DO UPDATE SET net = balance_settled.net + excluded.net
 )`;
+};
 
 /** The settled net of the balance the columns `<alias>.merchant_id`, `.livemode` and `.currency` name: a scalar subquery. */
 export const settledNetOf = (alias: string): string =>

@@ -98,29 +98,35 @@ WITH v AS (
     AS v(pid, expected, status, amount_refunded, net, updated_at, version, att_id,
          refund_status, failure_code, connector_ref, refund_id, att_status, att_result, balance_delta)
 ), upd AS (
+  -- Each later step reads its inputs from this row (the x_ columns, and the payment's JSON for the
+  -- events): joining two CTEs again would be a nested loop over both (the planner counts a CTE as
+  -- one row), quadratic in the group's size.
   UPDATE payments p SET status = v.status, amount_refunded = v.amount_refunded, net = v.net, updated_at = v.updated_at, version = v.version, pending_attempt = NULL,
     due_at = payment_due_at(v.status, p.expires_at, NULL)
   FROM v WHERE p.id = v.pid AND p.version = v.expected AND p.pending_attempt = v.att_id
-  RETURNING p.*
+  RETURNING p.id, p.merchant_id, p.livemode, p.currency, p.updated_at, p.session, p.channel_id, to_jsonb(p) AS pj,
+    v.refund_id AS x_refund_id, v.refund_status AS x_refund_status, v.failure_code AS x_failure_code, v.connector_ref AS x_connector_ref,
+    v.att_id AS x_att_id, v.att_status AS x_att_status, v.att_result AS x_att_result, v.balance_delta AS x_balance_delta
 ), rf AS (
-  UPDATE refunds r SET status = v.refund_status, failure_code = v.failure_code, connector_ref = v.connector_ref, updated_at = upd.updated_at
-  FROM upd JOIN v ON v.pid = upd.id WHERE r.id = v.refund_id AND r.payment_id = upd.id AND r.status = 'pending'
-  RETURNING r.*
+  UPDATE refunds r SET status = upd.x_refund_status, failure_code = upd.x_failure_code, connector_ref = upd.x_connector_ref, updated_at = upd.updated_at
+  FROM upd WHERE r.id = upd.x_refund_id AND r.payment_id = upd.id AND r.status = 'pending'
+  RETURNING r.id, r.payment_id, r.amount, to_jsonb(r) AS rj, upd.pj, upd.merchant_id AS p_merchant_id, upd.livemode AS p_livemode,
+    upd.updated_at AS p_updated_at, upd.session IS NULL AS p_plain
 ), att AS (
-  UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
-  FROM upd JOIN v ON v.pid = upd.id WHERE a.id = v.att_id AND ${stillStarted('a')}
-), ${balanceCte('pid')}, ev AS (
+  UPDATE connector_attempts a SET status = upd.x_att_status, result = upd.x_att_result, updated_at = now()
+  FROM upd WHERE a.id = upd.x_att_id AND ${stillStarted('a')}
+), ${balanceCte({ onUpd: 'x_balance_delta' })}, ev AS (
   INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
-  SELECT e.eid, upd.merchant_id, upd.livemode, CASE WHEN e.type = 'payment.refunded' THEN 'gateway' ELSE 'merchant' END,
-    e.type, upd.id,
+  SELECT e.eid, rf.p_merchant_id, rf.p_livemode, CASE WHEN e.type = 'payment.refunded' THEN 'gateway' ELSE 'merchant' END,
+    e.type, rf.payment_id,
     CASE WHEN e.type = 'payment.refunded'
-      THEN to_jsonb(upd) || jsonb_build_object('refund_id', rf.id, 'refund_amount', rf.amount)
-      ELSE to_jsonb(upd) || jsonb_build_object('refund', to_jsonb(rf)) END,
-    upd.updated_at
-  FROM upd JOIN rf ON rf.payment_id = upd.id JOIN unnest($15::text[], $16::text[], $17::text[]) AS e(pid, eid, type) ON e.pid = upd.id
+      THEN rf.pj || jsonb_build_object('refund_id', rf.id, 'refund_amount', rf.amount)
+      ELSE rf.pj || jsonb_build_object('refund', rf.rj) END,
+    rf.p_updated_at
+  FROM rf JOIN unnest($15::text[], $16::text[], $17::text[]) AS e(pid, eid, type) ON e.pid = rf.payment_id
   -- A gateway session's refund is a gateway event only: refund.succeeded (merchant API) is not
   -- recorded for it, so no merchant API endpoint ever gets a session (as for its payment.* events).
-  WHERE e.type = 'payment.refunded' OR upd.session IS NULL
+  WHERE e.type = 'payment.refunded' OR rf.p_plain
   RETURNING id, merchant_id, api, type, created_at, aggregate_id
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
@@ -147,10 +153,11 @@ WITH v AS (
   WHERE ev.api = 'gateway' AND ev.type = 'payment.refunded'
   RETURNING event_id
 )
-SELECT upd.id,
-  (SELECT count(*) FROM rf WHERE rf.payment_id = upd.id)::int AS refunds,
-  (SELECT count(*) FROM (SELECT event_id FROM dl UNION ALL SELECT event_id FROM dg) d JOIN ev ON ev.id = d.event_id WHERE ev.aggregate_id = upd.id)::int AS deliveries
-FROM upd`;
+-- One row of lists, each read once: a count per payment of upd would scan rf (wide: it carries the
+-- payment's JSON) once per payment. A delivery's payment, through its event (both narrow).
+SELECT (SELECT array_agg(id) FROM upd) AS applied,
+  (SELECT array_agg(payment_id) FROM rf) AS refunded,
+  (SELECT array_agg(ev.aggregate_id) FROM (SELECT event_id FROM dl UNION ALL SELECT event_id FROM dg) d JOIN ev ON ev.id = d.event_id) AS delivered`;
 
 /**
  * Step 3, for many refunds in one statement. For each: the number of webhook deliveries queued,
@@ -161,7 +168,7 @@ export async function settleRefunds(db: pg.Pool, ss: RefundSettlement[]): Promis
   const xs = [...ss].sort((a, b) => (a.next.id < b.next.id ? -1 : a.next.id > b.next.id ? 1 : 0));
   const col = <T>(f: (s: RefundSettlement) => T) => xs.map(f);
   const evs = xs.flatMap((s) => s.events.map((type) => ({ pid: s.next.id, eid: eventId(), type })));
-  const res = await db.query<{ id: string; refunds: number; deliveries: number }>({
+  const res = await db.query<{ applied: string[] | null; refunded: string[] | null; delivered: string[] | null }>({
     name: 'refunds_settle',
     text: SETTLE_SQL,
     values: withArrayLiterals([col((s) => s.next.id), col((s) => s.prev.version), col((s) => s.next.status), col((s) => s.next.amountRefunded), col((s) => s.next.net),
@@ -171,12 +178,15 @@ export async function settleRefunds(db: pg.Pool, ss: RefundSettlement[]): Promis
       evs.map((e) => e.pid), evs.map((e) => e.eid), evs.map((e) => e.type), MERCHANT_DELIVERABLE,
       col((s) => balanceDelta(s.prev, s.next))]),
   });
-  const rows = new Map(res.rows.map((r) => [r.id, r]));
+  const { applied, refunded, delivered } = res.rows[0];
+  const settled = new Set(applied ?? []);
+  const refundedIds = new Set(refunded ?? []);
+  const deliveries = new Map<string, number>();
+  for (const id of delivered ?? []) deliveries.set(id, (deliveries.get(id) ?? 0) + 1);
   return ss.map((s) => {
-    const row = rows.get(s.next.id);
-    if (!row) return null;
-    if (row.refunds !== 1) return new Error(`refund ${s.refund.id} was not pending when its attempt ${s.attempt.id} settled`);
-    return row.deliveries;
+    if (!settled.has(s.next.id)) return null;
+    if (!refundedIds.has(s.next.id)) return new Error(`refund ${s.refund.id} was not pending when its attempt ${s.attempt.id} settled`);
+    return deliveries.get(s.next.id) ?? 0;
   });
 }
 
