@@ -162,10 +162,13 @@ WITH v AS (
 ), upd AS (
   UPDATE payouts p SET status = v.status, failure = v.failure, connector_ref = v.connector_ref, updated_at = v.updated_at, version = p.version + 1
   FROM v WHERE p.id = v.id AND p.attempt_id = v.att_id AND p.status = 'pending'
-  RETURNING p.id, p.merchant_id, p.livemode, p.currency, p.amount, p.status, p.updated_at
+  -- What the attempt and the event need comes along (x_…): a second join of v to upd would be a
+  -- nested loop over both CTEs, quadratic in the group (as in refunds-repo.ts).
+  RETURNING p.id, p.merchant_id, p.livemode, p.currency, p.amount, p.status, p.updated_at,
+    v.att_id AS x_att_id, v.att_status AS x_att_status, v.att_result AS x_att_result, v.event_id AS x_event_id, v.event_type AS x_event_type, v.data AS x_data
 ), att AS (
-  UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
-  FROM upd JOIN v ON v.id = upd.id WHERE a.id = v.att_id AND ${stillStarted('a')}
+  UPDATE connector_attempts a SET status = upd.x_att_status, result = upd.x_att_result, updated_at = now()
+  FROM upd WHERE a.id = upd.x_att_id AND ${stillStarted('a')}
 ), back AS (
   SELECT merchant_id, livemode, currency, sum(amount)::bigint AS total FROM upd WHERE status = 'failed' GROUP BY merchant_id, livemode, currency
 ), lk AS (
@@ -179,7 +182,7 @@ WITH v AS (
   WHERE b.merchant_id = back.merchant_id AND b.livemode = back.livemode AND b.currency = back.currency
 ), ev AS (
   INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
-  SELECT v.event_id, upd.merchant_id, upd.livemode, 'gateway', v.event_type, upd.id, v.data, upd.updated_at FROM upd JOIN v ON v.id = upd.id
+  SELECT upd.x_event_id, upd.merchant_id, upd.livemode, 'gateway', upd.x_event_type, upd.id, upd.x_data, upd.updated_at FROM upd
   RETURNING id, merchant_id, type, created_at, aggregate_id
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
