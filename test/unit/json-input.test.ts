@@ -62,3 +62,40 @@ t.test('the validator: field codes for unclean strings, metadata limits, no prot
   const r4 = v(dropped);
   t.same(!r4.ok && [r4.failure.code, r4.failure.param], ['parameter_unknown', '__proto__']);
 });
+
+t.test('findBadInput: the quick walk finds exactly what the naming walk finds (random bodies)', async (t) => {
+  // A seeded generator: the same bodies on every run.
+  let seed = 42;
+  const rnd = (n: number) => { // mulberry32
+    seed = (seed + 0x6d2b79f5) | 0;
+    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
+    return ((x ^ (x >>> 14)) >>> 0) % n;
+  };
+  const words = ['a', 'amount', 'k\u0000', 'x\ud800', '\udc00y', 'ok 🙂', '__proto__', 'constructor', 'prototype', 'meta'];
+  const gen = (depth: number): unknown => {
+    const r = rnd(10);
+    if (depth === 0 || r < 4) return [rnd(1000), null, true, words[rnd(words.length)]][rnd(4)];
+    if (r < 7) return Array.from({ length: rnd(4) }, () => gen(depth - 1));
+    const o: Record<string, unknown> = Object.create(null);
+    for (let i = rnd(4); i > 0; i--) o[words[rnd(words.length)]] = gen(depth - 1);
+    return o;
+  };
+  const bad = (v: unknown, strings: boolean): boolean => {
+    if (typeof v === 'string') return strings && !isCleanString(v);
+    if (v === null || typeof v !== 'object') return false;
+    if (Array.isArray(v)) return v.some((x) => bad(x, strings));
+    return Object.keys(v).some((k) => ['__proto__', 'constructor', 'prototype'].includes(k) || (strings && !isCleanString(k)) || bad((v as Record<string, unknown>)[k], strings));
+  };
+  let found = 0;
+  let clean = 0;
+  for (let i = 0; i < 3000; i++) {
+    const v = gen(4);
+    for (const strings of [true, false]) {
+      const got = findBadInput(v, { strings });
+      if (got === null) clean++; else found++;
+      if ((got !== null) !== bad(v, strings)) { t.fail(`body ${i} (strings ${strings}): ${JSON.stringify(v)} gave ${JSON.stringify(got)}`); return; }
+    }
+  }
+  t.ok(found > 500 && clean > 500, `both kinds were drawn (${found} bad, ${clean} clean)`);
+});
