@@ -55,7 +55,10 @@ function nullProtoCopy(v: unknown, seen: { forbidden: boolean }): unknown {
     return v;
   }
   const out = Object.create(null) as Record<string, unknown>;
-  for (const k in v) {
+  // Own keys only: an enumerable key some code put on Object.prototype must not join the body.
+  const keys = Object.keys(v);
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
     if (FORBIDDEN_KEYS.has(k)) seen.forbidden = true;
     out[k] = nullProtoCopy((v as Record<string, unknown>)[k], seen);
   }
@@ -98,7 +101,9 @@ function hasBadInput(root: unknown, strings: boolean): boolean {
     if (typeof v === 'string') { if (strings && !isCleanString(v)) return true; continue; }
     if (v === null || typeof v !== 'object') continue;
     if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) stack.push(v[i]); continue; }
-    for (const k in v) {
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
       if (FORBIDDEN_KEYS.has(k) || (strings && !isCleanString(k))) return true;
       stack.push((v as Record<string, unknown>)[k]);
     }

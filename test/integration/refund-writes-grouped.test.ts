@@ -180,3 +180,25 @@ t.test('a grouped settlement records the outcome only on an attempt still starte
     WHERE a.id = v.att_id AND ${stillStarted('a')}`, [bs.map((b) => b.attempt.id)])).rows.map((r) => r['QUERY PLAN']).join('\n');
   t.notMatch(plan, /connector_attempts_started/, 'the started-attempts index is never the way to an attempt by its id');
 });
+
+t.test('grouped refund outcomes answer each payment alone: its merchant deliveries, and an Error for a refund no longer pending', async (t) => {
+  // A second merchant with a merchant API endpoint: its refund.succeeded events are queued for it.
+  const m2 = await s.merchant();
+  await s.admin('PUT', `/internal/merchants/${m2.id}/webhook-settings`, { api: 'merchant', url: 'https://shop.example/hooks/m2' });
+  const of2 = (p: Payment): Payment => ({ ...p, merchantId: m2.id });
+  const ps = [of2(make(500)), of2(make(501)), make(502), make(503)];
+  await insertCreates(pool, ps.map((payment) => ({ payment })));
+  await pool.query("UPDATE payments SET status = 'succeeded', version = version + 1 WHERE id = ANY($1)", [ps.map((p) => p.id)]);
+  const paid = await Promise.all(ps.map(async (p) => (await findPayment(pool, p.id))!));
+  const bs = paid.map((p) => { const b = beginOf(p, null); return { ...b, refund: { ...b.refund, merchantId: p.merchantId } }; });
+  t.same(await beginRefunds(pool, bs), bs.map(() => true), 'four refunds begun');
+  // The last one's refund is finished behind the statement's back (the "bug" its Error reports).
+  await pool.query("UPDATE refunds SET status = 'succeeded' WHERE id = $1", [bs[3].refund.id]);
+  const now = Date.now();
+  const out = await settleRefunds(pool, paid.map((p, i) => refunded(p, bs[i], ['refund.succeeded', 'payment.refunded'], now)));
+  t.same(out.slice(0, 3), [1, 1, 0], 'one delivery for each payment of the merchant with an endpoint, none for the other');
+  t.ok(out[3] instanceof Error && /was not pending/.test(out[3].message), 'the refund that was not pending is an Error of its own');
+  const queued = (await pool.query(`SELECT e.aggregate_id FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
+    WHERE e.aggregate_id = ANY($1) ORDER BY e.aggregate_id`, [ps.map((p) => p.id)])).rows.map((r) => r.aggregate_id);
+  t.same(queued, [ps[0].id, ps[1].id].sort(), 'the deliveries in the table are those counted');
+});

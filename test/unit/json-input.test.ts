@@ -99,3 +99,18 @@ t.test('findBadInput: the quick walk finds exactly what the naming walk finds (r
   }
   t.ok(found > 500 && clean > 500, `both kinds were drawn (${found} bad, ${clean} clean)`);
 });
+
+t.test('parseJsonBody copies own keys only: a key put on Object.prototype never joins a body', async (t) => {
+  Object.defineProperty(Object.prototype, 'injected', { value: 'x', enumerable: true, configurable: true });
+  try {
+    const r = parseJsonBody('{"a":{"b":1},"c":[{"d":2}]}');
+    t.ok(r.ok);
+    const v = r.ok ? (r.value as Record<string, Record<string, unknown> & unknown[]>) : null;
+    t.same(Object.keys(v!), ['a', 'c'], 'top level');
+    t.same(Object.keys(v!.a), ['b'], 'nested object');
+    t.same(Object.keys((v!.c as unknown as Record<string, unknown>[])[0]), ['d'], 'object in an array');
+    t.equal(Object.getPrototypeOf(v!.a), null, 'null prototype');
+  } finally {
+    delete (Object.prototype as Record<string, unknown>).injected;
+  }
+});
