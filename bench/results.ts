@@ -29,8 +29,13 @@ export interface BenchResults {
     serverNode?: string;
   };
   environment: { postgres: { source: string; version: string; settings: Record<string, string> }; redis: { source: string }; uwsNative: boolean; backgroundCpuPct: Record<string, number> };
-  /** A baseline is null when BENCH_ONLY left it out. */
-  baselines: { uws: LoadFigures | null; insert: InsertFigures | null };
+  /**
+   * A baseline is null when BENCH_ONLY left it out. `insertBefore`: baseline B measured again just
+   * before the server of each later WORKERS value started (keyed by that value; absent in older
+   * results): that value's creates are judged against it, so the ratio compares two windows minutes
+   * apart on a host whose speed drifts no more than two adjacent ones.
+   */
+  baselines: { uws: LoadFigures | null; insert: InsertFigures | null; insertBefore?: Record<string, InsertFigures> };
   server: ServerRun[];
   /** GET with two server processes on one database (absent in older results, null when skipped). */
   multiGet?: MultiProcessGet | null;
@@ -65,6 +70,7 @@ export function judge(r: Measured): { targets: TargetCheck[]; flags: string[] } 
   const failed = (f: LoadFigures) => f.non2xx + f.errors + f.timeouts;
   if (uws && failed(uws)) flags.push(`baseline A: ${failed(uws)} failed requests`);
   if (insert?.failures) flags.push(`baseline B: ${insert.failures} failed inserts`);
+  for (const [w, i] of Object.entries(r.baselines.insertBefore ?? {})) if (i.failures) flags.push(`baseline B before WORKERS=${w}: ${i.failures} failed inserts`);
   const judgeGet = (w: number, name: string, get: LoadFigures, add: (check: string, value: number, target: string, pass: boolean) => void, ratio: number = TARGETS.getRatio) => {
     if (uws) add(`${name} req/s ÷ baseline A req/s`, round(get.reqPerSec / uws.reqPerSec), `≥ ${ratio}`, get.reqPerSec / uws.reqPerSec >= ratio);
     add(`${name} p99 (ms)`, get.p99, `< ${TARGETS.getP99Ms}`, get.p99 < TARGETS.getP99Ms);
@@ -75,9 +81,10 @@ export function judge(r: Measured): { targets: TargetCheck[]; flags: string[] } 
     const add = (check: string, value: number, target: string, pass: boolean) => targets.push({ workers: w, check, value, target, pass });
     let rss = 0;
     if (s.create) {
-      if (insert) {
-        add('create req/s ÷ baseline B rows/s', round(s.create.reqPerSec / insert.rowsPerSecond), `≥ ${TARGETS.createRatio}`,
-          s.create.reqPerSec / insert.rowsPerSecond >= TARGETS.createRatio);
+      const base = insertFor(r.baselines, w);
+      if (base) {
+        add('create req/s ÷ baseline B rows/s', round(s.create.reqPerSec / base.rowsPerSecond), `≥ ${TARGETS.createRatio}`,
+          s.create.reqPerSec / base.rowsPerSecond >= TARGETS.createRatio);
       }
       add('create p99 (ms)', s.create.p99, `< ${TARGETS.createP99Ms}`, s.create.p99 < TARGETS.createP99Ms);
       if (failed(s.create)) flags.push(`WORKERS=${w} create: ${failed(s.create)} non-2xx/errors ${JSON.stringify(s.create.statusCodes)}`);
@@ -119,6 +126,11 @@ export function judge(r: Measured): { targets: TargetCheck[]; flags: string[] } 
   if (r.webhooks) judgeWebhooks(r.webhooks, targets, flags);
   flags.push(...stealFlags(r));
   return { targets, flags };
+}
+
+/** The baseline B a WORKERS value's creates are judged against: the one measured just before its server, else the run's first. */
+export function insertFor(b: Measured['baselines'], workers: number): InsertFigures | null {
+  return b.insertBefore?.[String(workers)] ?? b.insert;
 }
 
 function judgeWebhooks(h: WebhookRun, targets: TargetCheck[], flags: string[]): void {
@@ -178,12 +190,13 @@ function namedLoads(r: Measured): Array<{ name: string; f: LoadFigures; rss?: nu
 export function figureRows(r: BenchResults): string[][] {
   const rows = namedLoads(r).map(({ name, f, rss }) => [name, String(f.reqPerSec), String(f.p50), String(f.p99), String(f.non2xx), String(f.errors + f.timeouts),
     rss === undefined ? '' : String(rss), opt(f.cpuUsPerReq), opt(f.mainCpuUsPerReq), opt(f.pgCpuUsPerReq), opt(f.bankPgCpuUsPerReq), opt(f.boxCpuUsPerReq)]);
-  const i = r.baselines.insert;
-  // Baseline B's row comes right after A's (first when A did not run).
-  if (i) {
-    rows.splice(r.baselines.uws ? 1 : 0, 0, [`B: pg INSERT autocommit (${i.table}, ${i.connections} conns), rows/s`, String(Math.round(i.rowsPerSecond)),
-      String(i.p50), String(i.p99), '', String(i.failures), '', '', '', '', '', '']);
-  }
+  // Baseline B's rows come right after A's (first when A did not run): the run's first, then the
+  // ones measured again before a later WORKERS value.
+  const bs: Array<[string, InsertFigures]> = [];
+  if (r.baselines.insert) bs.push(['B', r.baselines.insert]);
+  for (const [w, i] of Object.entries(r.baselines.insertBefore ?? {})) bs.push([`B again, just before WORKERS=${w}`, i]);
+  rows.splice(r.baselines.uws ? 1 : 0, 0, ...bs.map(([name, i]) => [`${name}: pg INSERT autocommit (${i.table}, ${i.connections} conns), rows/s`,
+    String(Math.round(i.rowsPerSecond)), String(i.p50), String(i.p99), '', String(i.failures), '', '', '', '', '', '']));
   return rows;
 }
 

@@ -88,7 +88,7 @@ async function cleanUp(): Promise<void> {
 // Every load run is bounded by autocannon's duration; this watchdog bounds the whole run.
 // Each prepared scenario (three per WORKERS value, payouts on distinct balances) adds its preparation.
 const preparedRuns = workerCounts.length * 3 + 1;
-const loadRuns = 2 + workerCounts.length * 7 + 1 + 2 + (webhookWorkers ? 2 : 0);
+const loadRuns = 2 + workerCounts.length * 8 + 1 + 2 + (webhookWorkers ? 2 : 0);
 const budgetMs = ((loadRuns + 1) * (load.seconds + load.warmupSeconds + 30 + quietWaitSeconds + 2) + preparedRuns * (prepareBudgetSeconds + 30) + WEBHOOK_DRAIN_SECONDS + 300) * 1000;
 const watchdog = setTimeout(() => {
   log(`timed out after ${budgetMs / 1000} s`);
@@ -158,8 +158,17 @@ async function main(): Promise<void> {
   }
 
   const server: ServerRun[] = [];
+  const insertBefore: Record<string, InsertFigures> = {};
   const serverNames = SERVER_SCENARIO_NAMES.filter((n) => serverScenarios[n]);
-  for (const workers of serverNames.length ? workerCounts : []) {
+  for (const [k, workers] of (serverNames.length ? workerCounts : []).entries()) {
+    // The first WORKERS value's creates follow baseline B at once; a later one's come minutes after
+    // it, on a host whose speed drifts: B is measured again just before that server starts.
+    if (k > 0 && insert && serverScenarios.create) {
+      log(`baseline B again, before WORKERS=${workers}`);
+      await quietBefore(`B before WORKERS=${workers}`);
+      insertBefore[workers] = await baselineInsert(pg);
+      log(`baseline B before WORKERS=${workers}: ${Math.round(insertBefore[workers].rowsPerSecond)} rows/s`);
+    }
     const db = `${runId}_w${workers}`;
     const kvPrefix = `bench:${runId}:w${workers}:`;
     log(`server WORKERS=${workers}: ${serverNames.join(', then ')}`);
@@ -236,7 +245,7 @@ async function main(): Promise<void> {
   }
 
   const cpus = os.cpus();
-  const partial = { baselines: { uws: uws?.figures ?? null, insert }, server, multiGet, payouts, webhooks };
+  const partial = { baselines: { uws: uws?.figures ?? null, insert, ...(Object.keys(insertBefore).length ? { insertBefore } : {}) }, server, multiGet, payouts, webhooks };
   const { targets, flags } = judge(partial);
   for (const [name, busy] of Object.entries(backgroundCpuPct)) {
     if (busy > QUIET_PCT) flags.push(`machine was ${busy}% busy (other processes) just before ${name}: figures unreliable`);

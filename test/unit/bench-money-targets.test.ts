@@ -119,3 +119,21 @@ t.test('a run during which the host stole more than 10 % of the CPUs is flagged 
   const rows = figureRows({ baselines, server, webhooks: null, multiGet: null } as unknown as BenchResults);
   t.same(rows.map((r) => r[0]), ['B: pg INSERT autocommit (durable, 64 conns), rows/s', 'POST /api/v2/payments, WORKERS=2', 'POST /v2/payments (card, automatic capture), WORKERS=2'], 'the table names the runs as the flags do, baseline B first without A');
 });
+
+t.test('a later WORKERS value\'s creates are judged against baseline B measured just before its server', async (t) => {
+  const again = { ...baselines.insert!, rowsPerSecond: 5_000, rows: 50_000 };
+  const server: ServerRun[] = [
+    { workers: 1, startupMs: 1, create: load(7500, 40), get: null },
+    { workers: 2, startupMs: 1, create: load(4000, 40), get: null },
+  ];
+  const { targets } = judge({ baselines: { ...baselines, insertBefore: { 2: again } }, server, webhooks: null, multiGet: null });
+  const ratio = targets.filter((x) => x.check === 'create req/s ÷ baseline B rows/s');
+  t.match(ratio, [{ workers: 1, value: 0.75, pass: true }, { workers: 2, value: 0.8, pass: true }], 'W1 on the first B (10,000), W2 on its own (5,000), not 0.4 on the first');
+  const rows = figureRows({ baselines: { ...baselines, insertBefore: { 2: again } }, server, webhooks: null, multiGet: null } as unknown as BenchResults);
+  t.same(rows.slice(0, 2).map((r) => [r[0], r[1]]), [
+    ['B: pg INSERT autocommit (durable, 64 conns), rows/s', '10000'],
+    ['B again, just before WORKERS=2: pg INSERT autocommit (durable, 64 conns), rows/s', '5000'],
+  ], 'both baselines have their row, in the order measured');
+  const { flags } = judge({ baselines: { ...baselines, insertBefore: { 2: { ...again, failures: 3 } } }, server, webhooks: null, multiGet: null });
+  t.match(flags, ['baseline B before WORKERS=2: 3 failed inserts']);
+});
