@@ -28,6 +28,9 @@ export const rowToPayout = (r: PayoutRow): Payout => ({
   requestId: r.request_id, idempotencyKey: r.idempotency_key, requestHash: r.request_hash, createdAt: ms(r.created_at), updatedAt: ms(r.updated_at),
 });
 
+/** Whether a payout row's Idempotency-Key is bound already (payout_keys). */
+const TAKEN = `EXISTS (SELECT 1 FROM payout_keys pk WHERE v.idem IS NOT NULL AND pk.merchant_id = v.merchant_id AND pk.livemode = v.livemode AND pk.idempotency_key = v.idem)`;
+
 /** What one payout's reservation came to (`no_balance`: its balance has no row yet: `ensureBalance`, then submit again). */
 export type PayoutBegin = { kind: 'started' } | { kind: 'insufficient'; available: number } | { kind: 'key_taken' } | { kind: 'no_balance' };
 
@@ -60,6 +63,10 @@ export interface PayoutStart { payout: Payout; attempt: AttemptStart }
  * grouping: a payment settling meanwhile only adds to it). A key another request binds while this
  * statement runs breaks it on `payout_keys_pkey` (whether that request was reserved or refused):
  * the group writer splits the group until that row fails alone (payoutKeyTaken), the others done.
+ * No step joins one CTE to another: the planner counts a CTE as one row, so such a join is a nested
+ * loop that reads one CTE once per row of the other, a cost that grows with the square of the group
+ * (docs/decisions.md, "The payouts' reservation joins no two CTEs"). Each payout meets its balance row
+ * by the table's key; the running sums and what was left at each one's turn are window functions.
  */
 export const RESERVE_SQL = `
 WITH v AS (
@@ -67,42 +74,38 @@ WITH v AS (
                        $10::text[], $11::jsonb[], $12::jsonb[], $13::text[], $14::text[], $15::timestamptz[]) WITH ORDINALITY
     AS v(merchant_id, livemode, currency, idem, amount, att_id, operation, connector, context,
          payout_id, destination, metadata, request_id, request_hash, created_at, ord)
-), k AS MATERIALIZED (
-  SELECT DISTINCT merchant_id, livemode, currency FROM v
-), bal AS (
-  SELECT b.merchant_id, b.livemode, b.currency, b.held
-  FROM k JOIN payout_balances b ON b.merchant_id = k.merchant_id AND b.livemode = k.livemode AND b.currency = k.currency
+), locked AS MATERIALIZED (
+  -- Each payout of a balance that has a row, that row locked (key order) and read as last committed.
+  SELECT v.*, b.held, ${settledNetOf('v')} AS net, ${TAKEN} AS taken
+  FROM v JOIN payout_balances b ON b.merchant_id = v.merchant_id AND b.livemode = v.livemode AND b.currency = v.currency
   ORDER BY b.merchant_id, b.livemode, b.currency
   FOR UPDATE OF b
-), net AS MATERIALIZED (
-  SELECT k.merchant_id, k.livemode, k.currency, ${settledNetOf('k')} AS v FROM k
 ), cand AS (
-  SELECT v.*, bal.held, net.v AS net,
-    EXISTS (SELECT 1 FROM payout_keys pk WHERE v.idem IS NOT NULL AND pk.merchant_id = v.merchant_id AND pk.livemode = v.livemode AND pk.idempotency_key = v.idem) AS taken
-  FROM v JOIN net USING (merchant_id, livemode, currency) LEFT JOIN bal USING (merchant_id, livemode, currency)
-), ok AS (
-  SELECT * FROM (
-    SELECT cand.*, sum(amount) OVER (PARTITION BY merchant_id, livemode, currency ORDER BY amount, ord) AS cum
-    FROM cand WHERE NOT taken AND held IS NOT NULL
-  ) q WHERE held + cum <= net
+  SELECT * FROM locked
+  UNION ALL
+  SELECT v.*, NULL::bigint AS held, ${settledNetOf('v')} AS net, ${TAKEN} AS taken FROM v
+  WHERE NOT EXISTS (SELECT 1 FROM payout_balances b WHERE b.merchant_id = v.merchant_id AND b.livemode = v.livemode AND b.currency = v.currency)
+), w AS (
+  SELECT cand.*, COALESCE(NOT taken AND held IS NOT NULL AND held + sum(amount) FILTER (WHERE NOT taken AND held IS NOT NULL)
+    OVER (PARTITION BY merchant_id, livemode, currency ORDER BY amount, ord) <= net, false) AS reserved
+  FROM cand
+), out AS (
+  SELECT w.*, (net - held - COALESCE(sum(amount) FILTER (WHERE reserved) OVER (PARTITION BY merchant_id, livemode, currency), 0))::bigint AS available
+  FROM w
 ), sums AS (
-  SELECT merchant_id, livemode, currency, sum(amount)::bigint AS total FROM ok GROUP BY merchant_id, livemode, currency
+  SELECT merchant_id, livemode, currency, sum(amount)::bigint AS total FROM w WHERE reserved GROUP BY merchant_id, livemode, currency
 ), res AS (
   UPDATE payout_balances b SET held = b.held + sums.total
   FROM sums WHERE b.merchant_id = sums.merchant_id AND b.livemode = sums.livemode AND b.currency = sums.currency
 ), att AS (
   INSERT INTO connector_attempts (id, aggregate_id, operation, connector, amount, currency, status, context)
-  SELECT att_id, payout_id, operation, connector, amount, currency, 'started', context FROM ok
+  SELECT att_id, payout_id, operation, connector, amount, currency, 'started', context FROM w WHERE reserved
 ), po AS (
   INSERT INTO payouts (id, merchant_id, livemode, amount, currency, status, destination, failure, metadata, attempt_id,
                        request_id, idempotency_key, request_hash, created_at, updated_at)
   SELECT payout_id, merchant_id, livemode, amount, currency, 'pending', destination, NULL, metadata, att_id,
          request_id, idem, request_hash, created_at, created_at
-  FROM ok
-), out AS (
-  SELECT c.*, EXISTS (SELECT 1 FROM ok WHERE ok.ord = c.ord) AS reserved,
-    (c.net - c.held - COALESCE((SELECT s.total FROM sums s WHERE s.merchant_id = c.merchant_id AND s.livemode = c.livemode AND s.currency = c.currency), 0))::bigint AS available
-  FROM cand c
+  FROM w WHERE reserved
 ), keys AS (
   INSERT INTO payout_keys (merchant_id, livemode, idempotency_key, request_hash, payout_id, refusal, created_at)
   SELECT merchant_id, livemode, idem, request_hash,
@@ -114,17 +117,22 @@ WITH v AS (
 )
 SELECT ord::int AS ord, taken, held IS NULL AS no_balance, reserved, available FROM out`;
 
-/** Step 1 for many payouts (RESERVE_SQL): each one's outcome, in the order given. */
-export async function beginPayouts(db: pg.Pool, xs: PayoutStart[]): Promise<PayoutBegin[]> {
+/** The reservation statement for these payouts (RESERVE_SQL with its parameters, in the order given). */
+export function reserveQuery(xs: PayoutStart[]): { name: string; text: string; values: unknown[] } {
   const col = <T>(f: (x: PayoutStart) => T) => xs.map(f);
-  const res = await db.query<{ ord: number; taken: boolean; no_balance: boolean; reserved: boolean; available: string | null }>({
+  return {
     name: 'payouts_reserve',
     text: RESERVE_SQL,
     values: [col((x) => x.payout.merchantId), col((x) => x.payout.livemode), col((x) => x.payout.currency), col((x) => x.payout.idempotencyKey),
       col((x) => x.payout.amount), col((x) => x.attempt.id), col((x) => x.attempt.operation), col((x) => x.attempt.connector),
       col((x) => JSON.stringify(x.attempt.context)), col((x) => x.payout.id), col((x) => JSON.stringify(x.payout.destination)),
       col((x) => JSON.stringify(x.payout.metadata)), col((x) => x.payout.requestId), col((x) => x.payout.requestHash), col((x) => isoInstant(x.payout.createdAt))],
-  });
+  };
+}
+
+/** Step 1 for many payouts (RESERVE_SQL): each one's outcome, in the order given. */
+export async function beginPayouts(db: pg.Pool, xs: PayoutStart[]): Promise<PayoutBegin[]> {
+  const res = await db.query<{ ord: number; taken: boolean; no_balance: boolean; reserved: boolean; available: string | null }>(reserveQuery(xs));
   const out: PayoutBegin[] = new Array(xs.length);
   for (const r of res.rows) {
     out[r.ord - 1] = r.taken ? { kind: 'key_taken' } : r.reserved ? { kind: 'started' } : r.no_balance ? { kind: 'no_balance' }

@@ -14,7 +14,7 @@ import { until } from '../helpers/wait.js';
 import { TEST_IBANS } from '../../src/connectors/sandbox/cards.js';
 import { prefixedId } from '../../src/domain/ids.js';
 import type { Payout } from '../../src/domain/payout.js';
-import { beginPayouts, settlePayouts, type PayoutStart } from '../../src/store/payouts-repo.js';
+import { beginPayouts, reserveQuery, settlePayouts, type PayoutStart } from '../../src/store/payouts-repo.js';
 
 // One shard: one payout group writer, so what is queued behind its statement is one group.
 const s = await startTestServer(t, { WORKERS: '1' });
@@ -199,4 +199,39 @@ t.test('grouped outcomes: paid, failed (reservations back, two of one balance) a
   t.same(events.map((e) => e.type), ['payout.failed', 'payout.failed', 'payout.paid'], 'one event per recorded outcome');
   const open = (await pool.query("SELECT count(*)::int AS n FROM connector_attempts WHERE id = ANY($1) AND status = 'started'", [xs.map((x) => x.attempt.id)])).rows[0].n;
   t.equal(open, 1, 'the attempt of the payout no longer pending is left to whoever settled it');
+});
+
+/** Every plan node of an EXPLAIN (ANALYZE, FORMAT JSON) plan, subplans and CTEs included. */
+function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
+  return [node, ...((node.Plans as Record<string, unknown>[] | undefined) ?? []).flatMap(planNodes)];
+}
+
+t.test('the reservation reads each of its CTEs once: no step costs the square of the group', async (t) => {
+  // 8 balances, 3 payouts each, one of them keyed twice over (taken), and 3 payouts of a balance with no row.
+  const ms = await Promise.all(Array.from({ length: 8 }, () => funded(1_000)));
+  const fresh = await funded(1_000);
+  await pool.query("INSERT INTO payout_balances (merchant_id, livemode, currency, held) SELECT unnest($1::text[]), false, 'AZN', 0", [ms.map((m) => m.id)]);
+  t.same(await beginPayouts(pool, [start(ms[0].id, 1, 'plan-taken')]), [{ kind: 'started' }]);
+  const group = [...ms.flatMap((m, i) => [start(m.id, 400), start(m.id, 300 + i), start(m.id, 500, i === 0 ? 'plan-taken' : null)]),
+    start(fresh.id, 1), start(fresh.id, 2), start(fresh.id, 3)];
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const q = reserveQuery(group);
+    const res = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${q.text}`, q.values);
+    await client.query('ROLLBACK');
+    const nodes = planNodes((res.rows[0]['QUERY PLAN'] as Array<{ Plan: Record<string, unknown> }>)[0].Plan);
+    const rescanned = nodes.filter((n) => n['Node Type'] === 'CTE Scan' && Number(n['Actual Loops']) > 1)
+      .map((n) => `${n['CTE Name']} (${n['Actual Loops']} loops)`);
+    t.same(rescanned, [], 'no CTE is scanned once per row of another');
+    t.ok(nodes.some((n) => n['Node Type'] === 'LockRows'), 'the plan locks the balance rows');
+  } finally {
+    client.release();
+  }
+  // The same group, executed: each row's outcome is what reserving one by one, smallest first, gives.
+  const out = await beginPayouts(pool, group);
+  t.same(out.slice(0, 3), [{ kind: 'started' }, { kind: 'started' }, { kind: 'key_taken' }], 'balance 0: 1 held, 300 and 400 fit (299 left), the taken key reserves nothing');
+  t.same(out.slice(3, 6), [{ kind: 'started' }, { kind: 'started' }, { kind: 'insufficient', available: 299 }], 'balance 1: 301 and 400 fit, 500 does not');
+  t.same(out.slice(-3).map((x) => x.kind), ['no_balance', 'no_balance', 'no_balance']);
+  t.same(await reservation(ms[7].id), { held: 707, owed: 707 });
 });
