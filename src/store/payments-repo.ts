@@ -211,51 +211,56 @@ WITH v AS (
 ), att AS (
   UPDATE connector_attempts a SET status = v.att_status, result = v.att_result, updated_at = now()
   FROM v JOIN upd ON upd.id = v.id WHERE a.id = v.att_id AND ${stillStarted('a')}
-), ${balanceCte('id')}, ev AS (
-  INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
-  SELECT e.eid, upd.merchant_id, upd.livemode, CASE WHEN upd.session IS NULL THEN 'merchant' ELSE 'gateway' END, e.type, upd.id, to_jsonb(upd), upd.updated_at
+), ${balanceCte('id')}, evs AS MATERIALIZED (
+  -- Each event with what its row and its deliveries need, read once from the payment's row: the
+  -- events' insert and both deliveries' inserts read this list and no other CTE, so no step is a
+  -- loop over one CTE per row of another (quadratic in the group: docs/decisions.md, "A payment's
+  -- grouped update joins no two CTEs"). A gateway session's event is deliverable when any of its
+  -- four webhook targets exists (session URL, channel webhook, channel row, merchant-wide row),
+  -- tested once per event and only for the gateway's deliverable types.
+  SELECT e.eid, e.type, upd.id AS pid, upd.merchant_id, upd.livemode, upd.session IS NULL AS merchant_api, upd.updated_at,
+    upd.test_clock_id, to_jsonb(upd) AS data,
+    CASE WHEN upd.session IS NULL OR NOT (e.type = ANY($21::text[])) THEN false
+      ELSE (upd.session->>'webhookUrl' IS NOT NULL
+        OR EXISTS (SELECT 1 FROM channels c WHERE c.id = upd.channel_id AND c.webhook_url IS NOT NULL)
+        OR EXISTS (SELECT 1 FROM webhook_settings ws WHERE ws.merchant_id = upd.merchant_id AND ws.api = 'gateway'
+                     AND (ws.channel_id IS NULL OR ws.channel_id = upd.channel_id))) END AS gateway_target
   FROM upd JOIN unnest($12::text[], $13::text[], $14::text[]) AS e(pid, eid, type) ON e.pid = upd.id
-  RETURNING id, aggregate_id, merchant_id, api, type, created_at
+), ev AS (
+  INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
+  SELECT eid, merchant_id, livemode, CASE WHEN merchant_api THEN 'merchant' ELSE 'gateway' END, type, pid, data, updated_at FROM evs
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at, test_clock_id)
-  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, clock_timestamp(), clock_timestamp(),
-    (SELECT upd.test_clock_id FROM upd WHERE upd.id = ev.aggregate_id)
-  FROM ev JOIN webhook_settings ws ON ws.merchant_id = ev.merchant_id AND ws.api = 'merchant' AND ws.channel_id IS NULL
-    AND (ws.events IS NULL OR ev.type = ANY(ws.events))
-  WHERE ev.type = ANY($15::text[]) AND ev.api = 'merchant'
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), evs.eid, evs.merchant_id, ws.id, 'merchant', 'pending', evs.updated_at, clock_timestamp(), clock_timestamp(), evs.test_clock_id
+  FROM evs JOIN webhook_settings ws ON ws.merchant_id = evs.merchant_id AND ws.api = 'merchant' AND ws.channel_id IS NULL
+    AND (ws.events IS NULL OR evs.type = ANY(ws.events))
+  WHERE evs.merchant_api AND evs.type = ANY($15::text[])
   RETURNING event_id
-), tg AS MATERIALIZED (
-  -- The gateway sessions of this statement that have a webhook target (session URL, channel
-  -- webhook, channel row, merchant-wide row), each tested once: tested in dg's join, the tests ran
-  -- once per pair of event and payment (a group of n payments paid n² of them).
-  SELECT upd.id, upd.test_clock_id FROM upd
-  WHERE upd.session IS NOT NULL
-    AND (upd.session->>'webhookUrl' IS NOT NULL
-      OR EXISTS (SELECT 1 FROM channels c WHERE c.id = upd.channel_id AND c.webhook_url IS NOT NULL)
-      OR EXISTS (SELECT 1 FROM webhook_settings ws WHERE ws.merchant_id = upd.merchant_id AND ws.api = 'gateway'
-                   AND (ws.channel_id IS NULL OR ws.channel_id = upd.channel_id)))
 ), dg AS (
   -- A gateway session's event: one delivery whose target is resolved at each attempt
-  -- (src/domain/webhook-target.ts), queued when any of the four exists.
+  -- (src/domain/webhook-target.ts).
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at, test_clock_id)
-  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, clock_timestamp(), clock_timestamp(), tg.test_clock_id
-  FROM ev JOIN tg ON tg.id = ev.aggregate_id
-  WHERE ev.api = 'gateway' AND ev.type = ANY($21::text[])
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), eid, merchant_id, NULL, 'gateway', 'pending', updated_at, clock_timestamp(), clock_timestamp(), test_clock_id
+  FROM evs WHERE gateway_target
   RETURNING event_id
 )
-SELECT upd.id, (SELECT count(*) FROM (SELECT event_id FROM dl UNION ALL SELECT event_id FROM dg) d JOIN ev ON ev.id = d.event_id WHERE ev.aggregate_id = upd.id)::int AS deliveries FROM upd`;
+-- The rows that applied, then the event of each delivery queued (counted per payment by the caller,
+-- which made the event ids): three lists, each read once.
+SELECT upd.id, NULL::text AS event_id FROM upd
+UNION ALL SELECT NULL, event_id FROM dl
+UNION ALL SELECT NULL, event_id FROM dg`;
 
 /** SQL NULL for an absent value, not the jsonb `null` that JSON.stringify(null) would store. */
 const jsonOrNull = (v: object | null) => (v === null ? null : JSON.stringify(v));
 
-/**
- * Applies several actors' updates in one statement. For each update: null when its version no
- * longer matched (another writer came first), else the number of webhook deliveries it queued.
- */
-export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<(number | null)[]> {
+/** One event of a grouped update: its payment, its id (made here) and its type. */
+interface UpdateEvent { pid: string; eid: string; type: string }
+const eventsOf = (us: PaymentUpdate[]): UpdateEvent[] => us.flatMap((u) => u.events.map((type) => ({ pid: u.next.id, eid: eventId(), type })));
+
+/** The grouped update statement for these changes (UPDATE_SQL with its parameters, in the order given). */
+export function updateQuery(us: PaymentUpdate[], evs: UpdateEvent[] = eventsOf(us)): { name: string; text: string; values: unknown[] } {
   const col = <T>(f: (u: PaymentUpdate) => T) => us.map(f);
-  const evs = us.flatMap((u) => u.events.map((type) => ({ pid: u.next.id, eid: eventId(), type })));
-  const res = await db.query<{ id: string; deliveries: number }>({
+  return {
     name: 'payments_update',
     text: UPDATE_SQL,
     values: withArrayLiterals([
@@ -273,9 +278,26 @@ export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<
       col((u) => isoInstant(u.next.expiresAt)),
       col((u) => balanceDelta(u.prev, u.next)),
     ]),
-  });
-  const applied = new Map(res.rows.map((r) => [r.id, Number(r.deliveries)]));
-  return us.map((u) => applied.get(u.next.id) ?? null);
+  };
+}
+
+/**
+ * Applies several actors' updates in one statement. For each update: null when its version no
+ * longer matched (another writer came first), else the number of webhook deliveries it queued.
+ */
+export async function updatePayments(db: pg.Pool, us: PaymentUpdate[]): Promise<(number | null)[]> {
+  const evs = eventsOf(us);
+  const res = await db.query<{ id: string | null; event_id: string | null }>(updateQuery(us, evs));
+  const paymentOf = new Map(evs.map((e) => [e.eid, e.pid]));
+  const deliveries = new Map<string, number>();
+  for (const r of res.rows) {
+    if (r.id !== null) deliveries.set(r.id, deliveries.get(r.id) ?? 0);
+    else {
+      const pid = paymentOf.get(r.event_id!)!;
+      deliveries.set(pid, (deliveries.get(pid) ?? 0) + 1);
+    }
+  }
+  return us.map((u) => deliveries.get(u.next.id) ?? null);
 }
 
 export interface ListQuery {

@@ -11,6 +11,7 @@ import type pg from 'pg';
 import { ADMIN, startTestServer } from '../helpers/server.js';
 import { testPool } from '../helpers/env.js';
 import { until } from '../helpers/wait.js';
+import { analyzedPlan, rescannedCtes } from '../helpers/plan.js';
 import { TEST_IBANS } from '../../src/connectors/sandbox/cards.js';
 import { prefixedId } from '../../src/domain/ids.js';
 import type { Payout } from '../../src/domain/payout.js';
@@ -201,11 +202,6 @@ t.test('grouped outcomes: paid, failed (reservations back, two of one balance) a
   t.equal(open, 1, 'the attempt of the payout no longer pending is left to whoever settled it');
 });
 
-/** Every plan node of an EXPLAIN (ANALYZE, FORMAT JSON) plan, subplans and CTEs included. */
-function planNodes(node: Record<string, unknown>): Record<string, unknown>[] {
-  return [node, ...((node.Plans as Record<string, unknown>[] | undefined) ?? []).flatMap(planNodes)];
-}
-
 t.test('the reservation reads each of its CTEs once: no step costs the square of the group', async (t) => {
   // 8 balances, 3 payouts each, one of them keyed twice over (taken), and 3 payouts of a balance with no row.
   const ms = await Promise.all(Array.from({ length: 8 }, () => funded(1_000)));
@@ -214,20 +210,9 @@ t.test('the reservation reads each of its CTEs once: no step costs the square of
   t.same(await beginPayouts(pool, [start(ms[0].id, 1, 'plan-taken')]), [{ kind: 'started' }]);
   const group = [...ms.flatMap((m, i) => [start(m.id, 400), start(m.id, 300 + i), start(m.id, 500, i === 0 ? 'plan-taken' : null)]),
     start(fresh.id, 1), start(fresh.id, 2), start(fresh.id, 3)];
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const q = reserveQuery(group);
-    const res = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${q.text}`, q.values);
-    await client.query('ROLLBACK');
-    const nodes = planNodes((res.rows[0]['QUERY PLAN'] as Array<{ Plan: Record<string, unknown> }>)[0].Plan);
-    const rescanned = nodes.filter((n) => n['Node Type'] === 'CTE Scan' && Number(n['Actual Loops']) > 1)
-      .map((n) => `${n['CTE Name']} (${n['Actual Loops']} loops)`);
-    t.same(rescanned, [], 'no CTE is scanned once per row of another');
-    t.ok(nodes.some((n) => n['Node Type'] === 'LockRows'), 'the plan locks the balance rows');
-  } finally {
-    client.release();
-  }
+  const nodes = await analyzedPlan(pool, reserveQuery(group));
+  t.same(rescannedCtes(nodes), [], 'no CTE is scanned once per row of another');
+  t.ok(nodes.some((n) => n['Node Type'] === 'LockRows'), 'the plan locks the balance rows');
   // The same group, executed: each row's outcome is what reserving one by one, smallest first, gives.
   const out = await beginPayouts(pool, group);
   t.same(out.slice(0, 3), [{ kind: 'started' }, { kind: 'started' }, { kind: 'key_taken' }], 'balance 0: 1 held, 300 and 400 fit (299 left), the taken key reserves nothing');
