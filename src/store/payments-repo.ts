@@ -258,7 +258,7 @@ interface UpdateEvent { pid: string; eid: string; type: string }
 const eventsOf = (us: PaymentUpdate[]): UpdateEvent[] => us.flatMap((u) => u.events.map((type) => ({ pid: u.next.id, eid: eventId(), type })));
 
 /** The grouped update statement for these changes (UPDATE_SQL with its parameters, in the order given). */
-export function updateQuery(us: PaymentUpdate[], evs: UpdateEvent[] = eventsOf(us)): { name: string; text: string; values: unknown[] } {
+function updateQuery(us: PaymentUpdate[], evs: UpdateEvent[] = eventsOf(us)): { name: string; text: string; values: unknown[] } {
   const col = <T>(f: (u: PaymentUpdate) => T) => us.map(f);
   return {
     name: 'payments_update',

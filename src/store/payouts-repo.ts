@@ -118,7 +118,7 @@ WITH v AS (
 SELECT ord::int AS ord, taken, held IS NULL AS no_balance, reserved, available FROM out`;
 
 /** The reservation statement for these payouts (RESERVE_SQL with its parameters, in the order given). */
-export function reserveQuery(xs: PayoutStart[]): { name: string; text: string; values: unknown[] } {
+function reserveQuery(xs: PayoutStart[]): { name: string; text: string; values: unknown[] } {
   const col = <T>(f: (x: PayoutStart) => T) => xs.map(f);
   return {
     name: 'payouts_reserve',

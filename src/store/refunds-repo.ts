@@ -111,53 +111,53 @@ WITH v AS (
   UPDATE refunds r SET status = upd.x_refund_status, failure_code = upd.x_failure_code, connector_ref = upd.x_connector_ref, updated_at = upd.updated_at
   FROM upd WHERE r.id = upd.x_refund_id AND r.payment_id = upd.id AND r.status = 'pending'
   RETURNING r.id, r.payment_id, r.amount, to_jsonb(r) AS rj, upd.pj, upd.merchant_id AS p_merchant_id, upd.livemode AS p_livemode,
-    upd.updated_at AS p_updated_at, upd.session IS NULL AS p_plain
+    upd.updated_at AS p_updated_at, upd.session IS NULL AS p_plain, upd.session->>'webhookUrl' AS p_hook, upd.channel_id AS p_channel
 ), att AS (
   UPDATE connector_attempts a SET status = upd.x_att_status, result = upd.x_att_result, updated_at = now()
   FROM upd WHERE a.id = upd.x_att_id AND ${stillStarted('a')}
-), ${balanceCte({ onUpd: 'x_balance_delta' })}, ev AS (
-  INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
-  SELECT e.eid, rf.p_merchant_id, rf.p_livemode, CASE WHEN e.type = 'payment.refunded' THEN 'gateway' ELSE 'merchant' END,
-    e.type, rf.payment_id,
-    CASE WHEN e.type = 'payment.refunded'
-      THEN rf.pj || jsonb_build_object('refund_id', rf.id, 'refund_amount', rf.amount)
-      ELSE rf.pj || jsonb_build_object('refund', rf.rj) END,
-    rf.p_updated_at
-  FROM rf JOIN unnest($15::text[], $16::text[], $17::text[]) AS e(pid, eid, type) ON e.pid = rf.payment_id
+), ${balanceCte({ onUpd: 'x_balance_delta' })}, evs AS MATERIALIZED (
+  -- Each event with what its row and its deliveries need, read once from the refund's row: the
+  -- events' and both deliveries' inserts read this list and no other CTE (a join of two CTEs is a
+  -- loop quadratic in the group: docs/decisions.md, "A payment's grouped update joins no two CTEs").
   -- A gateway session's refund is a gateway event only: refund.succeeded (merchant API) is not
   -- recorded for it, so no merchant API endpoint ever gets a session (as for its payment.* events).
+  -- Its payment.refunded is deliverable when any of its four webhook targets exists (as in
+  -- payments-repo.ts), tested once per such event.
+  SELECT e.eid, e.type, rf.payment_id, rf.p_merchant_id, rf.p_livemode, rf.p_updated_at,
+    CASE WHEN e.type = 'payment.refunded' THEN 'gateway' ELSE 'merchant' END AS api,
+    CASE WHEN e.type = 'payment.refunded'
+      THEN rf.pj || jsonb_build_object('refund_id', rf.id, 'refund_amount', rf.amount)
+      ELSE rf.pj || jsonb_build_object('refund', rf.rj) END AS data,
+    CASE WHEN rf.p_plain OR e.type <> 'payment.refunded' THEN false
+      ELSE (rf.p_hook IS NOT NULL
+        OR EXISTS (SELECT 1 FROM channels c WHERE c.id = rf.p_channel AND c.webhook_url IS NOT NULL)
+        OR EXISTS (SELECT 1 FROM webhook_settings ws WHERE ws.merchant_id = rf.p_merchant_id AND ws.api = 'gateway'
+                     AND (ws.channel_id IS NULL OR ws.channel_id = rf.p_channel))) END AS gateway_target
+  FROM rf JOIN unnest($15::text[], $16::text[], $17::text[]) AS e(pid, eid, type) ON e.pid = rf.payment_id
   WHERE e.type = 'payment.refunded' OR rf.p_plain
-  RETURNING id, merchant_id, api, type, created_at, aggregate_id
+), ev AS (
+  INSERT INTO events (id, merchant_id, livemode, api, type, aggregate_id, data, created_at)
+  SELECT eid, p_merchant_id, p_livemode, api, type, payment_id, data, p_updated_at FROM evs
 ), dl AS (
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
-  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, ws.id, 'merchant', 'pending', ev.created_at, clock_timestamp(), clock_timestamp()
-  FROM ev JOIN webhook_settings ws ON ws.merchant_id = ev.merchant_id AND ws.api = 'merchant' AND ws.channel_id IS NULL
-    AND (ws.events IS NULL OR ev.type = ANY(ws.events))
-  WHERE ev.api = 'merchant' AND ev.type = ANY($18::text[])
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), evs.eid, evs.p_merchant_id, ws.id, 'merchant', 'pending', evs.p_updated_at, clock_timestamp(), clock_timestamp()
+  FROM evs JOIN webhook_settings ws ON ws.merchant_id = evs.p_merchant_id AND ws.api = 'merchant' AND ws.channel_id IS NULL
+    AND (ws.events IS NULL OR evs.type = ANY(ws.events))
+  WHERE evs.api = 'merchant' AND evs.type = ANY($18::text[])
   RETURNING event_id
-), tg AS MATERIALIZED (
-  -- The gateway sessions of this statement that have a webhook target, each tested once (as in
-  -- payments-repo.ts: tested in dg's join they ran once per pair of event and payment).
-  SELECT upd.id FROM upd
-  WHERE upd.session IS NOT NULL
-    AND (upd.session->>'webhookUrl' IS NOT NULL
-      OR EXISTS (SELECT 1 FROM channels c WHERE c.id = upd.channel_id AND c.webhook_url IS NOT NULL)
-      OR EXISTS (SELECT 1 FROM webhook_settings ws WHERE ws.merchant_id = upd.merchant_id AND ws.api = 'gateway'
-                   AND (ws.channel_id IS NULL OR ws.channel_id = upd.channel_id)))
 ), dg AS (
-  -- A gateway session's payment.refunded: one delivery whose target is resolved at each attempt,
-  -- queued when any of the four targets exists (as in payments-repo.ts).
+  -- A gateway session's payment.refunded: one delivery whose target is resolved at each attempt.
   INSERT INTO webhook_deliveries (id, event_id, merchant_id, settings_id, api, status, next_attempt_at, created_at, updated_at)
-  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), ev.id, ev.merchant_id, NULL, 'gateway', 'pending', ev.created_at, clock_timestamp(), clock_timestamp()
-  FROM ev JOIN tg ON tg.id = ev.aggregate_id
-  WHERE ev.api = 'gateway' AND ev.type = 'payment.refunded'
+  SELECT 'dlv_' || replace(gen_random_uuid()::text, '-', ''), eid, p_merchant_id, NULL, 'gateway', 'pending', p_updated_at, clock_timestamp(), clock_timestamp()
+  FROM evs WHERE gateway_target
   RETURNING event_id
 )
 -- One row of lists, each read once: a count per payment of upd would scan rf (wide: it carries the
--- payment's JSON) once per payment. A delivery's payment, through its event (both narrow).
+-- payment's JSON) once per payment. The event of each delivery queued: the caller, which made the
+-- event ids, counts them per payment.
 SELECT (SELECT array_agg(id) FROM upd) AS applied,
   (SELECT array_agg(payment_id) FROM rf) AS refunded,
-  (SELECT array_agg(ev.aggregate_id) FROM (SELECT event_id FROM dl UNION ALL SELECT event_id FROM dg) d JOIN ev ON ev.id = d.event_id) AS delivered`;
+  (SELECT array_agg(event_id) FROM (SELECT event_id FROM dl UNION ALL SELECT event_id FROM dg) d) AS delivered`;
 
 /**
  * Step 3, for many refunds in one statement. For each: the number of webhook deliveries queued,
@@ -181,8 +181,12 @@ export async function settleRefunds(db: pg.Pool, ss: RefundSettlement[]): Promis
   const { applied, refunded, delivered } = res.rows[0];
   const settled = new Set(applied ?? []);
   const refundedIds = new Set(refunded ?? []);
+  const paymentOf = new Map(evs.map((e) => [e.eid, e.pid]));
   const deliveries = new Map<string, number>();
-  for (const id of delivered ?? []) deliveries.set(id, (deliveries.get(id) ?? 0) + 1);
+  for (const eid of delivered ?? []) {
+    const id = paymentOf.get(eid)!;
+    deliveries.set(id, (deliveries.get(id) ?? 0) + 1);
+  }
   return ss.map((s) => {
     if (!settled.has(s.next.id)) return null;
     if (!refundedIds.has(s.next.id)) return new Error(`refund ${s.refund.id} was not pending when its attempt ${s.attempt.id} settled`);

@@ -11,11 +11,11 @@ import type pg from 'pg';
 import { ADMIN, startTestServer } from '../helpers/server.js';
 import { testPool } from '../helpers/env.js';
 import { until } from '../helpers/wait.js';
-import { analyzedPlan, rescannedCtes } from '../helpers/plan.js';
+import { analyzedPlan, planNodes, queryOf, rescannedCtes } from '../helpers/plan.js';
 import { TEST_IBANS } from '../../src/connectors/sandbox/cards.js';
 import { prefixedId } from '../../src/domain/ids.js';
 import type { Payout } from '../../src/domain/payout.js';
-import { beginPayouts, reserveQuery, settlePayouts, type PayoutStart } from '../../src/store/payouts-repo.js';
+import { beginPayouts, settlePayouts, type PayoutStart } from '../../src/store/payouts-repo.js';
 
 // One shard: one payout group writer, so what is queued behind its statement is one group.
 const s = await startTestServer(t, { WORKERS: '1' });
@@ -210,9 +210,9 @@ t.test('the reservation reads each of its CTEs once: no step costs the square of
   t.same(await beginPayouts(pool, [start(ms[0].id, 1, 'plan-taken')]), [{ kind: 'started' }]);
   const group = [...ms.flatMap((m, i) => [start(m.id, 400), start(m.id, 300 + i), start(m.id, 500, i === 0 ? 'plan-taken' : null)]),
     start(fresh.id, 1), start(fresh.id, 2), start(fresh.id, 3)];
-  const nodes = await analyzedPlan(pool, reserveQuery(group));
-  t.same(rescannedCtes(nodes), [], 'no CTE is scanned once per row of another');
-  t.ok(nodes.some((n) => n['Node Type'] === 'LockRows'), 'the plan locks the balance rows');
+  const plan = await analyzedPlan(pool, await queryOf((db) => beginPayouts(db, group)));
+  t.same(rescannedCtes(plan), [], 'no CTE is scanned once per row of another');
+  t.ok(planNodes(plan).some((n) => n['Node Type'] === 'LockRows'), 'the plan locks the balance rows');
   // The same group, executed: each row's outcome is what reserving one by one, smallest first, gives.
   const out = await beginPayouts(pool, group);
   t.same(out.slice(0, 3), [{ kind: 'started' }, { kind: 'started' }, { kind: 'key_taken' }], 'balance 0: 1 held, 300 and 400 fit (299 left), the taken key reserves nothing');

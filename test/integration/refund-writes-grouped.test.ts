@@ -16,6 +16,7 @@ import { createPayment, type Payment } from '../../src/domain/payment.js';
 import type { Refund } from '../../src/domain/refund.js';
 import { paymentId, prefixedId } from '../../src/domain/ids.js';
 import { startTestServer } from '../helpers/server.js';
+import { analyzedPlan, queryOf, rescannedCtes } from '../helpers/plan.js';
 
 const s = await startTestServer(t);
 const m = await s.merchant();
@@ -201,4 +202,23 @@ t.test('grouped refund outcomes answer each payment alone: its merchant deliveri
   const queued = (await pool.query(`SELECT e.aggregate_id FROM webhook_deliveries d JOIN events e ON e.id = d.event_id
     WHERE e.aggregate_id = ANY($1) ORDER BY e.aggregate_id`, [ps.map((p) => p.id)])).rows.map((r) => r.aggregate_id);
   t.same(queued, [ps[0].id, ps[1].id].sort(), 'the deliveries in the table are those counted');
+});
+
+t.test('a grouped refund settlement with webhook targets reads each of its CTEs once (no step costs the square of the group)', async (t) => {
+  const m3 = await s.merchant();
+  await s.admin('PUT', `/internal/merchants/${m3.id}/webhook-settings`, { api: 'merchant', url: 'https://shop.example/hooks/m3' });
+  const session = { webhookUrl: 'https://shop.example/hooks/s', successUrl: null, cancelUrl: null, paymentMethods: null, buttonText: null, autoReturn: null, initialMethod: null };
+  // Ten payments of a merchant with an endpoint (refund.succeeded, payment.refunded) and ten gateway sessions with a webhook URL.
+  const ps = [...Array.from({ length: 10 }, (_, i) => ({ ...make(600 + i), merchantId: m3.id })), ...Array.from({ length: 10 }, (_, i) => ({ ...make(700 + i), session }))];
+  await insertCreates(pool, ps.map((payment) => ({ payment })));
+  await pool.query("UPDATE payments SET status = 'succeeded', version = version + 1 WHERE id = ANY($1)", [ps.map((p) => p.id)]);
+  const paid = await Promise.all(ps.map(async (p) => (await findPayment(pool, p.id))!));
+  const bs = paid.map((p) => { const b = beginOf(p, null); return { ...b, refund: { ...b.refund, merchantId: p.merchantId } }; });
+  t.same(await beginRefunds(pool, bs), bs.map(() => true));
+  const now = Date.now();
+  const ss = paid.map((p, i) => refunded(p, bs[i], p.session ? ['payment.refunded'] : ['refund.succeeded', 'payment.refunded'], now));
+  const plan = await analyzedPlan(pool, await queryOf((db) => settleRefunds(db, ss)));
+  t.same(rescannedCtes(plan), [], 'no CTE is scanned once per row of another');
+  // The same group, executed: a delivery for each merchant refund.succeeded and each session's payment.refunded.
+  t.same(await settleRefunds(pool, ss), ps.map(() => 1));
 });
