@@ -61,7 +61,7 @@ export function grouped(vs: Violation[]): [string, Violation[]][] {
 export function summary(r: RunResult): string {
   const faults = [...r.faults.entries()].map(([k, n]) => `${k}×${n}`).join(' ') || 'none';
   return `seed ${r.seed}: ${r.history.ops.length} ops, ${r.history.exchangeCount} requests, faults ${faults}; `
-    + `recovery ${r.recoveredMs === null ? 'DID NOT finish' : `${r.recoveredMs} ms`}; ${r.violations.length} violations; ${(r.ms / 1000).toFixed(1)} s`;
+    + `recovery ${r.recoveredMs === null ? 'DID NOT finish' : `${r.recoveredMs} ms`}${r.heldBy ? ` (open after 5 s: ${r.heldBy})` : ''}; ${r.violations.length} violations; ${(r.ms / 1000).toFixed(1)} s`;
 }
 
 /** Per kind of op: how many, and how their tries were answered (ok / retry / unavailable / refused). */

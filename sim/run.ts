@@ -8,7 +8,7 @@ import { send, sleep, type Auth } from './client.js';
 import { Faults, type FaultKind } from './faults.js';
 import { History, type Op } from './history.js';
 import { Rng } from './rng.js';
-import { openAttempts, pendingRows, readState } from './state.js';
+import { openAttempts, openWork, pendingRows, readState } from './state.js';
 import { CARDS, runWorkload } from './workload.js';
 import { ADMIN_TOKEN, until, World } from './world.js';
 
@@ -22,8 +22,13 @@ export interface RunResult {
   violations: Violation[];
   faults: Map<FaultKind, number>;
   recoveredMs: number | null;
+  /** When recovery was not done within SLOW_RECOVERY_MS: what was still open then (state.ts openWork). */
+  heldBy?: string;
   ms: number;
 }
+
+/** A recovery longer than this is described: what was still open at this point. */
+const SLOW_RECOVERY_MS = 5_000;
 
 /** Server settings that make faults bite quickly: small pools, fast recovery of open attempts. */
 const SERVER_ENV = {
@@ -58,10 +63,13 @@ async function setup(world: World): Promise<Auth> {
 }
 
 /** Waits until no attempt is open and nothing is pending; the time it took, or null past the deadline. */
-async function settle(world: World, ms: number): Promise<number | null> {
+async function settle(world: World, ms: number): Promise<{ ms: number | null; heldBy?: string }> {
   const t = Date.now();
-  const ok = await until(async () => (await openAttempts(world.db)) === 0 && (await pendingRows(world.db)) === 0, ms, 250);
-  return ok ? Date.now() - t : null;
+  const done = async () => (await openAttempts(world.db)) === 0 && (await pendingRows(world.db)) === 0;
+  if (await until(done, Math.min(ms, SLOW_RECOVERY_MS), 250)) return { ms: Date.now() - t };
+  const heldBy = await openWork(world.db);
+  const ok = await until(done, Math.max(0, ms - (Date.now() - t)), 250);
+  return { ms: ok ? Date.now() - t : null, heldBy };
 }
 
 /** Keys that got a 2xx, or never a definite answer, are sent once more (unknowns up to three times), four at a time. */
@@ -97,7 +105,8 @@ export async function runOnce(o: RunOptions): Promise<RunResult> {
     await Promise.all([runWorkload(o.seed, world, history, auth, { clients: o.clients, stop }), o.faults ? faults.loop(stop) : Promise.resolve()]);
     history.fault('faults stop; healing');
     await faults.heal();
-    const recoveredMs = await settle(world, 60_000);
+    const { ms: recoveredMs, heldBy } = await settle(world, 60_000);
+    if (heldBy) history.fault(`recovery still open after ${SLOW_RECOVERY_MS} ms: ${heldBy}`);
     history.fault(recoveredMs === null ? 'recovery deadline passed' : `recovered in ${recoveredMs} ms`);
     await finalPass(world, history, auth, o.seed);
     await settle(world, 30_000);
@@ -105,7 +114,7 @@ export async function runOnce(o: RunOptions): Promise<RunResult> {
     const recon = await checkReconciliation(world.db);
     history.fault(`reconciliation: ${recon.runs} windows reconciled by the servers; the whole run compared once`);
     const violations = [...checkLedger(state), ...checkAnswers(state, history.ops, history.t0), ...recon.violations];
-    return { seed: o.seed, clients: o.clients, seconds: o.seconds, history, violations, faults: faults.counts, recoveredMs, ms: Date.now() - started };
+    return { seed: o.seed, clients: o.clients, seconds: o.seconds, history, violations, faults: faults.counts, recoveredMs, ...(heldBy ? { heldBy } : {}), ms: Date.now() - started };
   } finally {
     await world.close();
   }

@@ -35,6 +35,20 @@ export async function pendingRows(db: pg.Pool): Promise<number> {
   return Number(r.rows[0].n);
 }
 
+/**
+ * What is still open, for a recovery that takes long: the started attempts by operation, with the
+ * oldest one's age and the latest end of their recovery leases (a process killed holding a claim
+ * keeps it until its lease ends), and the pending rows.
+ */
+export async function openWork(db: pg.Pool): Promise<string> {
+  const rows = (await db.query<{ operation: string; n: number; oldest_s: number; lease_s: number | null }>(
+    `SELECT operation, count(*)::int AS n, round(max(extract(epoch from now() - created_at)))::int AS oldest_s,
+       round(max(extract(epoch from recover_lease - now())), 1)::float8 AS lease_s
+     FROM connector_attempts WHERE status = 'started' GROUP BY operation ORDER BY operation`)).rows;
+  const attempts = rows.map((r) => `${r.n} ${r.operation} (oldest ${r.oldest_s} s, ${r.lease_s === null ? 'no recovery lease' : r.lease_s > 0 ? `recovery lease ends in ${r.lease_s} s` : 'recovery lease ended'})`);
+  return `${attempts.join(', ') || 'no attempt started'}; ${await pendingRows(db)} rows pending`;
+}
+
 export async function readState(db: pg.Pool): Promise<State> {
   // Amounts are bigint columns; the simulator's amounts fit an int.
   const payments = (await db.query<PaymentRow>(`SELECT id, request_id, (extract(epoch from created_at) * 1000)::float8 AS created_ms, status, amount::int, amount_refunded::int, idempotency_key, link_id,
